@@ -1,0 +1,140 @@
+import { existsSync } from "node:fs";
+import * as v from "valibot";
+import { processEnv } from "../config/env.ts";
+import { fermixPaths, resolveHome } from "../config/paths.ts";
+import { FermixError } from "../error.ts";
+import { redact } from "../observability/redact.ts";
+import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
+import { type AskDone, AskRequest } from "../protocol/schemas.ts";
+import { parseStrict } from "./args.ts";
+import { defineCliCommand, renderHelp } from "./command.ts";
+import { asFermixError, EXIT, exitCodeFor, UsageError } from "./exit.ts";
+import { writeErr, writeOut } from "./output.ts";
+import { readStdin, type StdinMode } from "./stdin.ts";
+
+export const DEFAULT_TIMEOUT_MS = 300_000;
+
+const command = defineCliCommand({
+  meta: {
+    name: "ask",
+    usage: "ask [options] [words…]",
+    description:
+      "Ask once and print the answer. Piped stdin is added to the words. Runs through the daemon when one is up, otherwise in this process.",
+  },
+  args: {
+    words: { type: "positional", required: false },
+    session: { type: "string", alias: "s", valueHint: "ID", description: "continue (or start) the session ID" },
+    timeout: {
+      type: "string",
+      alias: "t",
+      valueHint: "MS",
+      description: "give up after MS milliseconds (default 300000)",
+    },
+    json: { type: "boolean", description: 'print {"status","response","session_id"} as JSON' },
+    stdin: { type: "boolean", description: "wait for stdin to end (--no-stdin: ignore stdin)" },
+    provider: { type: "string", valueHint: "NAME", description: "ask this provider first (openai, anthropic, …)" },
+    model: { type: "string", valueHint: "MODEL", description: "use this model on that provider" },
+    daemon: {
+      type: "boolean",
+      description: "require the daemon (exit 3 when it is down); --no-daemon: run in-process",
+    },
+    help: { type: "boolean", alias: "h", description: "show this help" },
+  },
+  async run(rawArgs) {
+    const args = parseStrict(rawArgs, command.args, "ask");
+    if (args.help) {
+      await writeOut(renderHelp(command));
+      return EXIT.ok;
+    }
+    const json = args.json === true;
+    const streaming = !json && process.stdout.isTTY === true;
+    let printed = false;
+    try {
+      const request = await buildRequest(args);
+      const onText = streaming
+        ? (delta: string) => {
+            printed = true;
+            process.stdout.write(delta);
+          }
+        : undefined;
+      const done = await deliver(request, args.daemon as boolean | undefined, onText);
+      if (json)
+        await writeOut(`${JSON.stringify({ status: "ok", response: done.response, session_id: done.session_id })}\n`);
+      else if (streaming && printed) await writeOut("\n");
+      else await writeOut(`${done.response}\n`);
+      return EXIT.ok;
+    } catch (err) {
+      const error = asFermixError(err);
+      if (printed) await writeOut("\n");
+      if (json) {
+        const shown = error.code === NOT_RUNNING ? NOT_RUNNING : redact(error.message);
+        await writeOut(`${JSON.stringify({ status: "error", error: shown, code: error.code })}\n`);
+      } else {
+        await writeErr(`fermix: ${redact(error.message)}\n`);
+      }
+      return exitCodeFor(error);
+    }
+  },
+});
+
+export default command;
+
+async function buildRequest(args: Record<string, unknown> & { _: string[] }): Promise<AskRequest> {
+  const words = args._.join(" ");
+  const mode: StdinMode = args.stdin === true ? "wait" : args.stdin === false ? "ignore" : "auto";
+  const piped = await readStdin(mode, words.trim().length > 0, (line) => process.stderr.write(`${line}\n`));
+  const text = [words, piped].filter((part) => part && part.trim().length > 0).join("\n\n");
+  if (!text) throw UsageError("ask: nothing to ask — give words, or pipe text on stdin");
+
+  let timeout = DEFAULT_TIMEOUT_MS;
+  if (args.timeout !== undefined) {
+    timeout = Number(args.timeout);
+    if (!Number.isInteger(timeout) || timeout <= 0)
+      throw UsageError("ask: --timeout takes a whole number of milliseconds");
+  }
+  const parsed = v.safeParse(AskRequest, {
+    text,
+    session_id: args.session,
+    cwd: process.cwd(),
+    provider: args.provider,
+    model: args.model,
+    timeout_ms: timeout,
+  });
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const field = issue.path?.map((p) => String(p.key)).join(".");
+    throw UsageError(`ask: ${field === "session_id" ? "--session" : (field ?? "input")}: ${issue.message}`);
+  }
+  return parsed.output;
+}
+
+/**
+ * Through the daemon when it answers; otherwise the same turn in this process against the same
+ * FERMIX_HOME. `--daemon` makes a missing daemon an error (exit 3) instead.
+ */
+async function deliver(
+  request: AskRequest,
+  daemonFlag: boolean | undefined,
+  onText?: (delta: string) => void,
+): Promise<AskDone> {
+  const env = processEnv();
+  const paths = fermixPaths(resolveHome(env));
+  if (daemonFlag !== false) {
+    if (existsSync(paths.socket)) {
+      try {
+        return await createDaemonClient(paths.socket).ask(request, { onText });
+      } catch (err) {
+        if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
+      }
+    } else if (daemonFlag === true) {
+      throw new FermixError(NOT_RUNNING, "not running");
+    }
+  }
+  const [{ createApp }, { askLocally }] = await Promise.all([import("../app.ts"), import("../gateway/local-ask.ts")]);
+  const app = await createApp({ env });
+  try {
+    return await askLocally(app, request, { onText });
+  } finally {
+    app.close();
+  }
+}

@@ -1,0 +1,36 @@
+import { FermixError, isFermixError } from "../error.ts";
+import { redact } from "../observability/redact.ts";
+
+export const EXIT = { ok: 0, error: 1, usage: 2, notRunning: 3 } as const;
+
+export const UsageError = (message: string) => new FermixError("usage", message);
+
+/** The CLI's one mapping from error codes to exit codes. */
+export function exitCodeFor(err: FermixError): number {
+  if (err.code === "usage" || err.code === "invalid_argument" || err.code === "unknown_provider") return EXIT.usage;
+  if (err.code === "not_running") return EXIT.notRunning;
+  return EXIT.error;
+}
+
+export function asFermixError(err: unknown): FermixError {
+  if (isFermixError(err)) return err;
+  return new FermixError("internal", err instanceof Error ? err.message : String(err));
+}
+
+/** `fermix: <reason>` on stderr, secrets redacted, and the exit code for it. */
+export function reportError(err: unknown): number {
+  const error = asFermixError(err);
+  process.stderr.write(`fermix: ${redact(error.message)}\n`);
+  if (error.code === "usage") process.stderr.write("Run `fermix help` for usage.\n");
+  return exitCodeFor(error);
+}
+
+/** The typed envelope newer verbs print with --json. */
+export function jsonEnvelope(result: { ok: true; result: unknown } | { ok: false; error: FermixError }): string {
+  if (result.ok) return JSON.stringify({ schema_version: 1, ok: true, result: result.result });
+  return JSON.stringify({
+    schema_version: 1,
+    ok: false,
+    error: { code: result.error.code, sentence: redact(result.error.message) },
+  });
+}

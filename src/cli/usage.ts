@@ -1,0 +1,22 @@
+/** Kept as plain text so `fermix` with no arguments prints usage without loading any command. */
+export const USAGE = `fermix — a personal AI agent in one binary
+
+Usage: fermix <command> [options]
+
+Commands:
+  ask [words…]     Ask once and print the answer (alias: chat). Reads piped stdin too.
+  run              Run the daemon in the foreground (what the service starts)
+  status           Show whether the daemon runs: pid, version, uptime
+  health           Check that the daemon answers
+  stop             Stop the running daemon
+  help             Show this help
+
+Options:
+  --version        Print the version
+  -h, --help       Show help (also: fermix <command> --help)
+
+Examples:
+  fermix ask "what is a monad, in two sentences?"
+  git diff | fermix ask "write the commit message"
+  fermix ask --json "ping" | jq -r .response
+`;

@@ -1,0 +1,116 @@
+import * as v from "valibot";
+import { EFFORTS } from "../providers/types.ts";
+
+/**
+ * config.toml, validated strictly: an unknown key or a wrong type fails the load with the file,
+ * section and key named (see load.ts). Sections later capabilities read are declared with their
+ * documented keys so a valid file never fails for holding them.
+ */
+
+/** A secret: plaintext, "@keyring", "$ENV_VAR", or a table naming its source. */
+export const SecretRef = v.union(
+  [
+    v.pipe(v.string(), v.minLength(1, "a non-empty string")),
+    v.strictObject({ source: v.literal("env"), name: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/)) }),
+    v.strictObject({ source: v.literal("command"), command: v.pipe(v.array(v.string()), v.minLength(1)) }),
+    v.strictObject({ source: v.literal("file"), path: v.string() }),
+  ],
+  'a secret: a string ("sk-…", "@keyring" or "$ENV_VAR") or a table with source = "env", "command" or "file"',
+);
+export type SecretRef = v.InferOutput<typeof SecretRef>;
+
+const Effort = v.picklist(EFFORTS);
+const HttpUrl = v.pipe(
+  v.string(),
+  v.url("a URL such as https://api.example.com/v1"),
+  v.regex(/^https?:\/\//i, "a URL starting with http:// or https://"),
+);
+
+const providerBase = {
+  primary: v.optional(v.boolean()),
+  default_model: v.optional(v.pipe(v.string(), v.minLength(1))),
+  base_url: v.optional(HttpUrl),
+};
+const keyed = { ...providerBase, api_key: v.optional(SecretRef) };
+const effortCapable = { ...keyed, reasoning_effort: v.optional(Effort) };
+const AuthMode = v.picklist(["api_key", "oauth"]);
+
+// OpenRouter, Mistral and Ollama have no effort knob, so their blocks reject reasoning_effort.
+export const ProvidersSection = v.strictObject({
+  openai: v.optional(v.strictObject({ ...effortCapable, auth_mode: v.optional(v.literal("api_key")) })),
+  anthropic: v.optional(v.strictObject({ ...effortCapable, auth_mode: v.optional(AuthMode) })),
+  xai: v.optional(v.strictObject({ ...effortCapable, auth_mode: v.optional(AuthMode) })),
+  openrouter: v.optional(v.strictObject(keyed)),
+  mistral: v.optional(v.strictObject(keyed)),
+  ollama: v.optional(v.strictObject(providerBase)),
+});
+export type ProvidersSection = v.InferOutput<typeof ProvidersSection>;
+export type ProviderBlock = {
+  primary?: boolean;
+  default_model?: string;
+  base_url?: string;
+  api_key?: SecretRef;
+  reasoning_effort?: (typeof EFFORTS)[number];
+  auth_mode?: string;
+};
+
+const Routing = v.strictObject({
+  subagent_model: v.optional(v.string()),
+  subagent_provider: v.optional(v.string()),
+  subagent_reasoning_effort: v.optional(Effort),
+  cron_model: v.optional(v.string()),
+  cron_provider: v.optional(v.string()),
+  cron_reasoning_effort: v.optional(Effort),
+});
+
+const Core = v.strictObject({
+  profile: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9_-]+$/i, "a name of letters, digits, - or _"))),
+  secret_store: v.optional(v.picklist(["keyring", "file"])),
+  agent: v.optional(v.strictObject({ name: v.optional(v.string()), provider: v.optional(v.string()) })),
+  personalization: v.optional(
+    v.strictObject({
+      user_name: v.optional(v.string()),
+      timezone: v.optional(v.string()),
+      communication_style: v.optional(v.string()),
+    }),
+  ),
+  providers: v.optional(ProvidersSection),
+  routing: v.optional(Routing),
+  compaction: v.optional(
+    v.strictObject({
+      enabled: v.optional(v.boolean()),
+      threshold: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(1))),
+    }),
+  ),
+  jobs: v.optional(
+    v.strictObject({
+      run_freshness_window_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+      network_readiness_enabled: v.optional(v.boolean()),
+      default_delivery: v.optional(v.picklist(["none", "local", "origin", "channel"])),
+    }),
+  ),
+});
+
+const Sandbox = v.strictObject({
+  mode: v.optional(v.picklist(["strict", "standard", "open"])),
+  workspace_root: v.optional(v.string()),
+  allowed_roots: v.optional(v.array(v.string())),
+  blocked_roots: v.optional(v.array(v.string())),
+  commands: v.optional(v.record(v.string(), v.record(v.string(), v.unknown()))),
+});
+
+const McpServer = v.strictObject({
+  command: v.string(),
+  args: v.optional(v.array(v.string())),
+  env: v.optional(v.record(v.string(), v.string())),
+  pass_env: v.optional(v.array(v.string())),
+});
+
+export const Config = v.strictObject({
+  fermix_core: v.optional(Core),
+  sandbox: v.optional(Sandbox),
+  mcp: v.optional(v.strictObject({ servers: v.optional(v.record(v.string(), McpServer)) })),
+  // Channels arrive with their own issue; until then their blocks are accepted as opaque tables.
+  fermix_channels: v.optional(v.record(v.string(), v.record(v.string(), v.unknown()))),
+});
+export type Config = v.InferOutput<typeof Config>;

@@ -1,0 +1,149 @@
+import * as v from "valibot";
+import type { App } from "../app.ts";
+import { FermixError } from "../error.ts";
+import { askLocally } from "../gateway/local-ask.ts";
+import {
+  AskRequest,
+  type Health,
+  type Hello,
+  MIN_CLIENT_PROTOCOL,
+  PROTOCOL_HEADER,
+  PROTOCOL_VERSION,
+  type Status,
+} from "../protocol/schemas.ts";
+import { VERSION } from "../version.ts";
+import { errorResponse, serialise, toFermixError } from "./http-errors.ts";
+
+export type DaemonState = {
+  app: App;
+  startedAt: number;
+  /** Turns in flight, aborted when the daemon shuts down. */
+  turns: Set<AbortController>;
+  requestShutdown(): void;
+};
+
+/** Routes `/v1/...`. Every body that arrives is validated with the shared protocol schemas. */
+export async function handle(req: Request, state: DaemonState): Promise<Response> {
+  try {
+    checkProtocol(req);
+    const { pathname } = new URL(req.url);
+    const route = `${req.method} ${pathname}`;
+    switch (route) {
+      case "GET /v1/hello":
+        return Response.json({
+          version: VERSION,
+          protocol: { version: PROTOCOL_VERSION, min_client: MIN_CLIENT_PROTOCOL },
+        } satisfies Hello);
+      case "GET /v1/health":
+        return Response.json({ ok: true, version: VERSION, pid: process.pid } satisfies Health);
+      case "GET /v1/status":
+        return Response.json(status(state));
+      case "POST /v1/ask":
+        return await ask(req, state);
+      case "POST /v1/shutdown":
+        queueMicrotask(() => state.requestShutdown());
+        return Response.json({ ok: true }, { status: 202 });
+      default:
+        throw new FermixError("not_found", `no route ${route}`);
+    }
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+/** A client that sends no header (curl) is served; a declared version must be one we speak. */
+function checkProtocol(req: Request): void {
+  const declared = req.headers.get(PROTOCOL_HEADER);
+  if (declared === null) return;
+  const version = Number(declared);
+  if (!Number.isInteger(version) || version < MIN_CLIENT_PROTOCOL) {
+    throw new FermixError(
+      "client_too_old",
+      `this fermix CLI is too old for the running daemon (${VERSION}); update the CLI`,
+      {
+        daemon_protocol: PROTOCOL_VERSION,
+      },
+    );
+  }
+  if (version > PROTOCOL_VERSION) {
+    throw new FermixError(
+      "daemon_too_old",
+      `the running daemon (${VERSION}) is older than this CLI; restart it with \`fermix stop\` then \`fermix run\``,
+      {
+        daemon_protocol: PROTOCOL_VERSION,
+      },
+    );
+  }
+}
+
+function status(state: DaemonState): Status {
+  let primary: string | null = null;
+  let fallbacks: string[] = [];
+  try {
+    const routes = state.app.routes();
+    primary = routes[0]?.descriptor.id ?? null;
+    fallbacks = routes.slice(1).map((r) => r.descriptor.id);
+  } catch {
+    // No usable provider is a state to report, not a reason to fail status.
+  }
+  return {
+    pid: process.pid,
+    version: VERSION,
+    started_at: new Date(state.startedAt).toISOString(),
+    uptime_ms: Date.now() - state.startedAt,
+    home: state.app.paths.home,
+    protocol: PROTOCOL_VERSION,
+    primary_provider: primary,
+    fallback_providers: fallbacks,
+    active_turns: state.turns.size,
+  };
+}
+
+async function ask(req: Request, state: DaemonState): Promise<Response> {
+  const body = await req.json().catch(() => {
+    throw new FermixError("invalid_request", "the request body is not JSON");
+  });
+  const parsed = v.safeParse(AskRequest, body);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const field = issue.path?.map((p) => String(p.key)).join(".") ?? "body";
+    throw new FermixError("invalid_request", `ask: ${field}: ${issue.message}`, { field });
+  }
+
+  const controller = new AbortController();
+  state.turns.add(controller);
+  // The client hanging up (Ctrl-C, its own timeout) cancels the turn, which then commits nothing.
+  req.signal.addEventListener("abort", () => controller.abort(), { once: true });
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    start(out) {
+      const send = (event: string, data: unknown) => {
+        try {
+          out.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+        } catch {}
+      };
+      // A comment line now and then keeps a slow turn's connection from looking idle to either side.
+      const keepAlive = setInterval(() => {
+        try {
+          out.enqueue(encoder.encode(": keep-alive\n\n"));
+        } catch {}
+      }, 5000);
+      askLocally(state.app, parsed.output, { signal: controller.signal, onText: (delta) => send("text", { delta }) })
+        .then((done) => send("done", done))
+        .catch((err) => send("error", serialise(toFermixError(err))))
+        .finally(() => {
+          clearInterval(keepAlive);
+          state.turns.delete(controller);
+          try {
+            out.close();
+          } catch {}
+        });
+    },
+    cancel() {
+      controller.abort();
+    },
+  });
+  return new Response(stream, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" },
+  });
+}

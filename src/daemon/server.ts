@@ -1,0 +1,75 @@
+import { chmodSync, mkdirSync } from "node:fs";
+import type { App } from "../app.ts";
+import { claimInstance, removeQuietly } from "./instance.ts";
+import { type DaemonState, handle } from "./routes.ts";
+
+export type RunningDaemon = {
+  socket: string;
+  /** Resolves once the daemon has stopped and cleaned up. */
+  stopped: Promise<void>;
+  stop(): Promise<void>;
+};
+
+/**
+ * Serves the app on `$FERMIX_HOME/daemon.sock`: HTTP/1.1 over a unix socket that only its owner can
+ * open (socket 0600 in a 0700 directory).
+ */
+export async function startDaemon(app: App): Promise<RunningDaemon> {
+  const { paths } = app;
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  chmodSync(paths.home, 0o700);
+  const release = await claimInstance(paths, probeSocket);
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((r) => {
+    resolveStopped = r;
+  });
+  let stopping: Promise<void> | undefined;
+  const state: DaemonState = {
+    app,
+    startedAt: Date.now(),
+    turns: new Set(),
+    requestShutdown: () => void stop(),
+  };
+
+  // Bun creates the socket with the process umask; set it first so there is no window where it is wider.
+  const previousUmask = process.umask(0o077);
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({ unix: paths.socket, fetch: (req) => handle(req, state) });
+  } catch (err) {
+    release();
+    throw err;
+  } finally {
+    process.umask(previousUmask);
+  }
+  chmodSync(paths.socket, 0o600);
+  app.log.withTag("daemon").info(`listening on ${paths.socket} (pid ${process.pid})`);
+
+  function stop(): Promise<void> {
+    stopping ??= (async () => {
+      for (const turn of state.turns) turn.abort();
+      await server.stop(true);
+      removeQuietly(paths.socket);
+      release();
+      app.log.withTag("daemon").info("stopped");
+      app.close();
+      resolveStopped();
+    })();
+    return stopping;
+  }
+
+  return { socket: paths.socket, stopped, stop };
+}
+
+async function probeSocket(socket: string): Promise<boolean> {
+  try {
+    const res = await fetch("http://fermix/v1/health", {
+      unix: socket,
+      signal: AbortSignal.timeout(1000),
+    } as RequestInit);
+    return res.ok;
+  } catch {
+    return false;
+  }
+}

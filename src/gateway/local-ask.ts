@@ -1,0 +1,47 @@
+import { randomBytes } from "node:crypto";
+import { TurnTimedOut } from "../agent/failure-error.ts";
+import type { App } from "../app.ts";
+import type { AskDone, AskRequest } from "../protocol/schemas.ts";
+
+/**
+ * A local caller's ask (the CLI directly, or through the daemon): one session is one conversation on
+ * the `cli` channel. Without a session id each ask starts a fresh conversation, so scripted calls never
+ * see each other's history; the id comes back so a script can continue it.
+ */
+export async function askLocally(
+  app: App,
+  request: AskRequest,
+  opts: { signal?: AbortSignal; onText?: (delta: string) => void } = {},
+): Promise<AskDone> {
+  const sessionId = request.session_id ?? `ses_${randomBytes(8).toString("hex")}`;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(opts.signal?.reason);
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const timer = request.timeout_ms
+    ? setTimeout(
+        () =>
+          controller.abort(
+            TurnTimedOut(`no answer within ${formatMs(request.timeout_ms!)} (--timeout); nothing was saved`),
+          ),
+        request.timeout_ms,
+      )
+    : undefined;
+  try {
+    const result = await app.ask({
+      key: { channel: "cli", chat: sessionId },
+      text: request.text,
+      cwd: request.cwd,
+      choice: { provider: request.provider, model: request.model },
+      signal: controller.signal,
+      onText: opts.onText,
+    });
+    return { response: result.response, session_id: sessionId, provider: result.provider, model: result.model };
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

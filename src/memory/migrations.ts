@@ -1,0 +1,28 @@
+/** Numbered schema migrations; index + 1 is the version. Append only: a shipped migration never changes. */
+export const MIGRATIONS: readonly string[] = [
+  // 1: conversations. A message belongs to (channel, chat, thread); content is the neutral JSON form,
+  // text its searchable plain text.
+  `
+  CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    channel TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    thread TEXT NOT NULL DEFAULT '',
+    turn_id TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+    content TEXT NOT NULL,
+    text TEXT NOT NULL,
+    provider TEXT,
+    model TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX messages_by_conversation ON messages (channel, chat, thread, id);
+  CREATE VIRTUAL TABLE messages_fts USING fts5(text, content='messages', content_rowid='id');
+  CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+  END;
+  CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+  END;
+  `,
+];

@@ -1,0 +1,98 @@
+import { createParser } from "eventsource-parser";
+import * as v from "valibot";
+import { FermixError, fromSerialized } from "../error.ts";
+import {
+  AskDone,
+  type AskRequest,
+  AskText,
+  ErrorBody,
+  Health,
+  Hello,
+  PROTOCOL_HEADER,
+  PROTOCOL_VERSION,
+  Status,
+} from "./schemas.ts";
+
+/** Raised when nothing answers on the socket; the CLI maps it to exit 3. */
+export const NOT_RUNNING = "not_running";
+
+/**
+ * The typed client for the daemon's socket. It imports only the protocol, so CLI verbs that talk to
+ * the daemon stay fast to start.
+ */
+export function createDaemonClient(socketPath: string) {
+  const base = "http://fermix";
+
+  async function send(path: string, init: RequestInit = {}): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        ...init,
+        unix: socketPath,
+        headers: { [PROTOCOL_HEADER]: String(PROTOCOL_VERSION), ...(init.headers as Record<string, string>) },
+      } as RequestInit);
+    } catch (err) {
+      if ((err as Error)?.name === "AbortError") throw err;
+      throw new FermixError(NOT_RUNNING, "not running", { socket: socketPath });
+    }
+    if (!response.ok && !response.headers.get("content-type")?.includes("text/event-stream")) {
+      throw await errorFrom(response);
+    }
+    return response;
+  }
+
+  async function json<T>(schema: v.GenericSchema<unknown, T>, path: string, init?: RequestInit): Promise<T> {
+    const response = await send(path, init);
+    const parsed = v.safeParse(schema, await response.json().catch(() => undefined));
+    if (!parsed.success) throw new FermixError("protocol_error", `the daemon sent an unexpected answer to ${path}`);
+    return parsed.output;
+  }
+
+  return {
+    hello: () => json(Hello, "/v1/hello"),
+    health: () => json(Health, "/v1/health"),
+    status: () => json(Status, "/v1/status"),
+    shutdown: () => send("/v1/shutdown", { method: "POST" }).then(() => undefined),
+
+    /** Runs a turn in the daemon; text deltas go to `onText`, the final answer is returned. */
+    async ask(
+      request: AskRequest,
+      opts: { signal?: AbortSignal; onText?: (delta: string) => void } = {},
+    ): Promise<AskDone> {
+      const response = await send("/v1/ask", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify(request),
+        signal: opts.signal,
+      });
+      let done: AskDone | undefined;
+      let failure: FermixError | undefined;
+      const parser = createParser({
+        onEvent(event) {
+          const data = JSON.parse(event.data);
+          if (event.event === "text") opts.onText?.(v.parse(AskText, data).delta);
+          else if (event.event === "done") done = v.parse(AskDone, data);
+          else if (event.event === "error") failure = fromSerialized(v.parse(ErrorBody, data));
+        },
+      });
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      while (true) {
+        const { done: eof, value } = await reader.read();
+        if (eof) break;
+        parser.feed(value);
+      }
+      if (failure) throw failure;
+      if (!done) throw new FermixError("protocol_error", "the daemon closed the answer before it finished");
+      return done;
+    },
+  };
+}
+
+export type DaemonClient = ReturnType<typeof createDaemonClient>;
+
+async function errorFrom(response: Response): Promise<FermixError> {
+  const body = await response.json().catch(() => undefined);
+  const parsed = v.safeParse(v.object({ error: ErrorBody }), body);
+  if (parsed.success) return fromSerialized(parsed.output.error);
+  return new FermixError("protocol_error", `the daemon answered HTTP ${response.status}`);
+}

@@ -1,0 +1,70 @@
+import * as v from "valibot";
+
+/**
+ * The daemon's HTTP-over-unix-socket protocol. Both sides import these schemas: the daemon validates
+ * what arrives, the client validates what comes back. Paths are versioned (`/v1/...`); the
+ * `x-fermix-protocol` header lets either side refuse a partner it cannot speak to.
+ */
+export const PROTOCOL_VERSION = 1;
+/** The oldest client protocol this daemon still serves. */
+export const MIN_CLIENT_PROTOCOL = 1;
+export const PROTOCOL_HEADER = "x-fermix-protocol";
+
+export const SessionId = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9._:-]{1,128}$/, "a session id of letters, digits, '.', '_', ':' or '-' (at most 128)"),
+);
+
+export const AskRequest = v.strictObject({
+  text: v.pipe(
+    v.string(),
+    v.minLength(1, "text must not be empty"),
+    v.maxLength(4 * 1024 * 1024, "text is over 4 MiB"),
+  ),
+  session_id: v.optional(SessionId),
+  cwd: v.optional(v.string()),
+  provider: v.optional(v.string()),
+  model: v.optional(v.pipe(v.string(), v.minLength(1))),
+  timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+});
+export type AskRequest = v.InferOutput<typeof AskRequest>;
+
+export const ErrorBody = v.object({
+  code: v.string(),
+  message: v.string(),
+  data: v.optional(v.record(v.string(), v.unknown()), {}),
+});
+export type ErrorBody = v.InferOutput<typeof ErrorBody>;
+
+export const AskDone = v.object({
+  response: v.string(),
+  session_id: v.string(),
+  provider: v.string(),
+  model: v.string(),
+});
+export type AskDone = v.InferOutput<typeof AskDone>;
+
+/** SSE event names of `POST /v1/ask`: `text` (a delta), then exactly one `done` or `error`. */
+export const AskText = v.object({ delta: v.string() });
+
+export const Health = v.object({ ok: v.boolean(), version: v.string(), pid: v.number() });
+export type Health = v.InferOutput<typeof Health>;
+
+export const Hello = v.object({
+  version: v.string(),
+  protocol: v.object({ version: v.number(), min_client: v.number() }),
+});
+export type Hello = v.InferOutput<typeof Hello>;
+
+export const Status = v.object({
+  pid: v.number(),
+  version: v.string(),
+  started_at: v.string(),
+  uptime_ms: v.number(),
+  home: v.string(),
+  protocol: v.number(),
+  primary_provider: v.nullable(v.string()),
+  fallback_providers: v.array(v.string()),
+  active_turns: v.number(),
+});
+export type Status = v.InferOutput<typeof Status>;

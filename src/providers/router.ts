@@ -1,0 +1,73 @@
+import type { Route } from "./routes.ts";
+import type { ModelRequest, ProviderFailure, StreamEvent, Wire, WireDeps, WireId } from "./types.ts";
+
+export type RouterDeps = WireDeps & {
+  wires: Record<WireId, Wire>;
+  sleep?: (ms: number) => Promise<void>;
+  onFailover?: (info: { from: string; to: string; failure: ProviderFailure }) => void;
+  onRetry?: (info: { provider: string; attempt: number; failure: ProviderFailure }) => void;
+};
+
+/** What the router adds to a wire's stream: which route is answering, before its first event. */
+export type RoutedEvent = StreamEvent | { type: "route"; provider: string; model: string };
+
+export type RouteCall = {
+  request: Omit<ModelRequest, "model" | "effort">;
+  signal?: AbortSignal;
+  /**
+   * Failover is allowed only on a turn's first model call: later calls continue a tool loop that
+   * must stay on the route that started it.
+   */
+  firstCall: boolean;
+};
+
+/** Same-provider retries before failing over; small and short so a flake heals without a visible stall. */
+export const RETRY_ATTEMPTS = 2;
+export const RETRY_BASE_MS = 200;
+
+/**
+ * Calls the routes in order. Transient failures get a bounded same-provider retry with exponential
+ * backoff; then a transient or rate-limit failure fails over to the next route. Nothing is retried or
+ * failed over once the stream has shown output (a replay would duplicate it), and auth,
+ * context-length and request errors surface at once.
+ */
+export async function* routeModelCall(routes: Route[], call: RouteCall, deps: RouterDeps): AsyncGenerator<RoutedEvent> {
+  const sleep = deps.sleep ?? ((ms: number) => Bun.sleep(ms));
+  let lastFailure: ProviderFailure | undefined;
+  for (let r = 0; r < routes.length; r++) {
+    const route = routes[r]!;
+    const wire = deps.wires[route.descriptor.wire];
+    const request: ModelRequest = { ...call.request, model: route.model, effort: route.effort };
+    for (let attempt = 0; ; attempt++) {
+      yield { type: "route", provider: route.descriptor.id, model: route.model };
+      let produced = false;
+      let failure: ProviderFailure | undefined;
+      for await (const event of wire.stream({ target: route.target, request, signal: call.signal }, deps)) {
+        if (event.type === "error") {
+          failure = event.error;
+          break;
+        }
+        if (event.type === "text_delta" || event.type === "tool_call") produced = true;
+        yield event;
+        if (event.type === "done") return;
+      }
+      if (!failure) return;
+      lastFailure = failure;
+      if (produced || failure.class === "cancelled") {
+        yield { type: "error", error: failure };
+        return;
+      }
+      if (failure.class === "transient" && attempt < RETRY_ATTEMPTS && !call.signal?.aborted) {
+        deps.onRetry?.({ provider: route.descriptor.id, attempt: attempt + 1, failure });
+        await sleep(RETRY_BASE_MS * 2 ** attempt);
+        continue;
+      }
+      break;
+    }
+    const next = routes[r + 1];
+    const canFailOver = call.firstCall && (lastFailure.class === "transient" || lastFailure.class === "rate_limit");
+    if (!next || !canFailOver) break;
+    deps.onFailover?.({ from: route.descriptor.id, to: next.descriptor.id, failure: lastFailure });
+  }
+  if (lastFailure) yield { type: "error", error: lastFailure };
+}

@@ -1,0 +1,148 @@
+import type { Env } from "../config/env.ts";
+import type { Config, ProviderBlock } from "../config/schema.ts";
+import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
+import { defineError } from "../error.ts";
+import { findProvider, PROVIDERS, type ProviderDescriptor } from "./descriptors.ts";
+import { resolveEffort } from "./effort.ts";
+import type { Effort, WireTarget } from "./types.ts";
+
+export const NoProvider = defineError("no_provider");
+export const ProviderSetup = defineError<{ provider: string }>("provider_setup");
+export const UnknownProvider = defineError<{ provider: string }>("unknown_provider");
+
+/** One provider ready to be called: the router tries routes in order. */
+export type Route = {
+  descriptor: ProviderDescriptor;
+  model: string;
+  effort?: Effort;
+  target: WireTarget;
+};
+
+export type RouteChoice = { provider?: string; model?: string };
+
+type Candidate = { descriptor: ProviderDescriptor; block: ProviderBlock };
+
+/**
+ * Exactly one primary; every other configured provider is a fallback in catalog order. Provider blocks
+ * in config.toml are the explicit choice; with none, any provider whose credential is in the environment
+ * is used (zero-config first run).
+ */
+export function resolveRoutes(config: Config, env: Env, secrets: SecretDeps, choice: RouteChoice = {}): Route[] {
+  const blocks = (config.fermix_core?.providers ?? {}) as Record<string, ProviderBlock | undefined>;
+  const fromConfig: Candidate[] = PROVIDERS.flatMap((d) =>
+    blocks[d.id] ? [{ descriptor: d, block: blocks[d.id]! }] : [],
+  );
+  const candidates: Candidate[] = fromConfig.length
+    ? fromConfig
+    : PROVIDERS.filter((d) => hasEnvCredential(d, env)).map((d) => ({ descriptor: d, block: {} }));
+
+  if (choice.provider && !findProvider(choice.provider)) {
+    throw UnknownProvider(`unknown provider "${choice.provider}" (known: ${PROVIDERS.map((p) => p.id).join(", ")})`, {
+      provider: choice.provider,
+    });
+  }
+  if (!candidates.length) throw NoProvider(noProviderMessage());
+
+  const primary = choice.provider ? pickChosen(candidates, choice.provider) : pickPrimary(candidates);
+  const ordered = [primary, ...candidates.filter((c) => c !== primary)];
+  const routes: Route[] = [];
+  for (const candidate of ordered) {
+    const isPrimary = candidate === primary;
+    try {
+      routes.push(buildRoute(candidate, env, secrets, isPrimary ? choice.model : undefined));
+    } catch (err) {
+      // A broken fallback must not block the primary; a broken primary is the user's error to see.
+      if (isPrimary) throw err;
+    }
+  }
+  return routes;
+}
+
+function pickChosen(candidates: Candidate[], id: string): Candidate {
+  const found = candidates.find((c) => c.descriptor.id === id);
+  if (found) return found;
+  const d = findProvider(id)!;
+  throw ProviderSetup(`${d.label} is not configured: ${setupHint(d)}`, { provider: id });
+}
+
+function pickPrimary(candidates: Candidate[]): Candidate {
+  const flagged = candidates.filter((c) => c.block.primary === true);
+  if (flagged.length > 1) {
+    const names = flagged.map((c) => `[fermix_core.providers.${c.descriptor.id}]`).join(" and ");
+    throw ProviderSetup(
+      `config.toml marks more than one provider primary (${names}); keep primary = true on exactly one`,
+      {
+        provider: flagged[0]!.descriptor.id,
+      },
+    );
+  }
+  if (flagged.length === 1) return flagged[0]!;
+  return candidates[0]!;
+}
+
+function buildRoute(candidate: Candidate, env: Env, secrets: SecretDeps, modelOverride?: string): Route {
+  const { descriptor: d, block } = candidate;
+  if (block.auth_mode === "oauth") {
+    throw ProviderSetup(
+      `${d.label}: auth_mode = "oauth" is not supported by this build yet; set auth_mode = "api_key" in [fermix_core.providers.${d.id}]`,
+      { provider: d.id },
+    );
+  }
+  let apiKey: string | undefined;
+  if (!d.keyless) {
+    const slot = d.env.apiKey ?? `${d.id.toUpperCase()}_API_KEY`;
+    apiKey = block.api_key !== undefined ? resolveSecret(block.api_key, slot, secrets) : env[slot];
+    if (!apiKey) throw ProviderSetup(`${d.label} has no API key: ${setupHint(d)}`, { provider: d.id });
+  }
+  const model = modelOverride ?? block.default_model ?? d.defaultModel;
+  return {
+    descriptor: d,
+    model,
+    effort: resolveEffort(d, model, block.reasoning_effort),
+    target: {
+      provider: d.id,
+      baseUrl: normaliseBaseUrl(
+        d,
+        block.base_url ?? (d.env.baseUrl ? env[d.env.baseUrl] : undefined) ?? d.defaultBaseUrl,
+      ),
+      apiKey,
+      headers: { ...d.headers },
+      receiveTimeoutMs: d.receiveTimeoutMs,
+    },
+  };
+}
+
+function hasEnvCredential(d: ProviderDescriptor, env: Env): boolean {
+  if (d.keyless) return Boolean(d.env.baseUrl && env[d.env.baseUrl]);
+  return Boolean(d.env.apiKey && env[d.env.apiKey]);
+}
+
+/** Ollama users often paste the server root (http://host:11434); its OpenAI-compatible API lives under /v1. */
+function normaliseBaseUrl(d: ProviderDescriptor, url: string): string {
+  const trimmed = url.replace(/\/+$/, "");
+  if (d.id === "ollama" && !/\/v1$/.test(trimmed)) {
+    try {
+      if (new URL(trimmed).pathname.replace(/\/+$/, "") === "") return `${trimmed}/v1`;
+    } catch {}
+  }
+  return trimmed;
+}
+
+export function setupHint(d: ProviderDescriptor): string {
+  if (d.keyless)
+    return `set ${d.env.baseUrl} (e.g. http://localhost:11434/v1) or base_url in [fermix_core.providers.${d.id}]`;
+  const where = d.keyHelp ? ` (get one at ${d.keyHelp})` : "";
+  return `set ${d.env.apiKey} in the environment or api_key in [fermix_core.providers.${d.id}] of config.toml${where}`;
+}
+
+function noProviderMessage(): string {
+  return [
+    "no model provider is configured. Either export a key before running fermix:",
+    "  export OPENAI_API_KEY=sk-…      (or ANTHROPIC_API_KEY, XAI_API_KEY, OPENROUTER_API_KEY, MISTRAL_API_KEY)",
+    "  export OLLAMA_BASE_URL=http://localhost:11434/v1      (a local Ollama; no key needed)",
+    "or add a provider to config.toml in FERMIX_HOME (~/.fermix by default):",
+    "  [fermix_core.providers.openai]",
+    "  primary = true",
+    '  api_key = "@keyring"      # or the key itself, or "$OPENAI_API_KEY"',
+  ].join("\n");
+}

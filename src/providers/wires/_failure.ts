@@ -1,0 +1,105 @@
+import type { FailureClass, ProviderFailure } from "../types.ts";
+
+/** Thrown inside a wire and turned into its final `error` event at the wire's edge. */
+export class WireFailure extends Error {
+  constructor(readonly failure: ProviderFailure) {
+    super(failure.message);
+  }
+}
+
+export function fail(provider: string, cls: FailureClass, message: string, extra?: Partial<ProviderFailure>): never {
+  throw new WireFailure({ class: cls, provider, message, ...extra });
+}
+
+/** Anything thrown while talking to a provider becomes a classified failure. */
+export function toFailure(provider: string, err: unknown): ProviderFailure {
+  if (err instanceof WireFailure) return err.failure;
+  const message = err instanceof Error ? err.message : String(err);
+  return { class: "transient", provider, message: `connection to ${provider} failed: ${message}` };
+}
+
+const CONTEXT_HINTS = [
+  /context[_ ]length/i,
+  /prompt is too long/i,
+  /maximum context/i,
+  /too many tokens/i,
+  /context window/i,
+];
+
+/**
+ * Classifies an HTTP error answer. The vendor's own message and code come from the wire's
+ * body extractor; the class comes from the status, refined by the code where vendors overload 400.
+ */
+export function classifyHttpError(
+  provider: string,
+  status: number,
+  vendor: { message?: string; code?: string },
+  headers: Headers,
+  now: number,
+): ProviderFailure {
+  const detail = vendor.message ? `: ${vendor.message}` : "";
+  const base = { provider, status, vendorCode: vendor.code };
+  if (status === 401 || status === 403) {
+    return { ...base, class: "auth", message: `${provider} refused the credential (HTTP ${status})${detail}` };
+  }
+  if (status === 429 || vendor.code === "insufficient_quota") {
+    return {
+      ...base,
+      class: "rate_limit",
+      message: `${provider} rate limit or quota reached (HTTP ${status})${detail}`,
+      retryAt: retryAtFromHeaders(headers, now),
+    };
+  }
+  const text = `${vendor.code ?? ""} ${vendor.message ?? ""}`;
+  if ((status === 400 || status === 413) && CONTEXT_HINTS.some((re) => re.test(text))) {
+    return {
+      ...base,
+      class: "context_length",
+      message: `the conversation no longer fits ${provider}'s context window${detail}`,
+    };
+  }
+  if (status >= 500 || status === 408 || status === 409) {
+    return { ...base, class: "transient", message: `${provider} is unavailable (HTTP ${status})${detail}` };
+  }
+  return { ...base, class: "invalid_request", message: `${provider} rejected the request (HTTP ${status})${detail}` };
+}
+
+/**
+ * Reset times arrive in several dialects: `retry-after` (seconds or an HTTP date), OpenAI's
+ * `x-ratelimit-reset-*` durations ("6m0s", "1.5s", "20ms") and Anthropic's RFC 3339 instants.
+ */
+export function retryAtFromHeaders(headers: Headers, now: number): number | undefined {
+  const candidates: number[] = [];
+  const retryAfter = headers.get("retry-after");
+  if (retryAfter) {
+    const secs = Number(retryAfter);
+    if (Number.isFinite(secs)) candidates.push(now + secs * 1000);
+    else {
+      const at = Date.parse(retryAfter);
+      if (!Number.isNaN(at)) candidates.push(at);
+    }
+  }
+  for (const name of ["x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"]) {
+    const ms = parseGoDuration(headers.get(name));
+    if (ms !== undefined) candidates.push(now + ms);
+  }
+  for (const name of ["anthropic-ratelimit-requests-reset", "anthropic-ratelimit-tokens-reset"]) {
+    const value = headers.get(name);
+    const at = value ? Date.parse(value) : Number.NaN;
+    if (!Number.isNaN(at)) candidates.push(at);
+  }
+  return candidates.length ? Math.max(...candidates) : undefined;
+}
+
+function parseGoDuration(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+  let total = 0;
+  let matched = false;
+  for (const m of value.matchAll(re)) {
+    matched = true;
+    const n = Number(m[1]);
+    total += m[2] === "h" ? n * 3_600_000 : m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n;
+  }
+  return matched ? total : undefined;
+}

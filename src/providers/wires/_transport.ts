@@ -1,0 +1,134 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { WireCall, WireDeps } from "../types.ts";
+import { classifyHttpError, fail, WireFailure } from "./_failure.ts";
+
+export type SseMessage = { event?: string; data: string };
+
+type VendorErrorExtractor = (body: unknown) => { message?: string; code?: string };
+
+/**
+ * POSTs a JSON body and yields the answer's Server-Sent Events. The receive timeout is an idle
+ * timer: it restarts with every chunk, so a long answer that keeps streaming never trips it,
+ * while a server that accepts and then says nothing does.
+ */
+export async function* postForEvents(
+  call: WireCall,
+  deps: WireDeps,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  extractError: VendorErrorExtractor,
+): AsyncGenerator<SseMessage> {
+  const provider = call.target.provider;
+  const idle = new AbortController();
+  const signal = call.signal ? AbortSignal.any([call.signal, idle.signal]) : idle.signal;
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      idle.abort();
+    }, call.target.receiveTimeoutMs);
+  };
+  const abortFailure = (err: unknown): never => {
+    if (call.signal?.aborted) fail(provider, "cancelled", "cancelled");
+    if (timedOut) {
+      fail(provider, "transient", `${provider} sent nothing for ${Math.round(call.target.receiveTimeoutMs / 1000)} s`);
+    }
+    throw err;
+  };
+
+  arm();
+  try {
+    let response: Response;
+    try {
+      response = await deps.fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+        body: JSON.stringify(body),
+        signal,
+      });
+    } catch (err) {
+      abortFailure(err);
+      fail(provider, "transient", `could not reach ${provider} at ${originOf(url)}: ${errorText(err)}`);
+    }
+    arm();
+    if (!response.ok) {
+      const text = await response.text().catch(() => "");
+      throw new WireFailure(
+        classifyHttpError(provider, response.status, extractError(safeJson(text)), response.headers, now(deps)),
+      );
+    }
+    if (!response.body) fail(provider, "transient", `${provider} answered with an empty body`);
+
+    const queue: SseMessage[] = [];
+    const parser = createParser({
+      onEvent: (m: EventSourceMessage) => queue.push({ event: m.event, data: m.data }),
+    });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      while (true) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (err) {
+          abortFailure(err);
+          fail(provider, "transient", `the connection to ${provider} broke mid-answer: ${errorText(err)}`);
+        }
+        if (chunk.done) break;
+        arm();
+        parser.feed(chunk.value);
+        while (queue.length) yield queue.shift()!;
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function now(deps: WireDeps): number {
+  return deps.now ? deps.now() : Date.now();
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text ? { error: { message: text.slice(0, 300) } } : undefined;
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return (err as { code?: string }).code ?? err.message;
+  return String(err);
+}
+
+export function parseJsonData(provider: string, data: string): any {
+  try {
+    return JSON.parse(data);
+  } catch {
+    fail(provider, "transient", `${provider} sent an event that is not JSON`);
+  }
+}
+
+/** Tool-call arguments arrive as a JSON string; a model that emits broken JSON gets `{}` plus the raw text. */
+export function parseToolArguments(raw: string): Record<string, unknown> {
+  if (!raw.trim()) return {};
+  try {
+    const value = JSON.parse(raw);
+    return value && typeof value === "object" && !Array.isArray(value) ? value : { value };
+  } catch {
+    return { _unparsed_arguments: raw };
+  }
+}
