@@ -32,6 +32,7 @@ const result = await Bun.build({
   // Precompiled bytecode shortens start-up, which every `fermix ask` pays.
   bytecode: true,
   format: "esm",
+  splitting: true,
   define: { FERMIX_VERSION: JSON.stringify(version) },
 });
 if (!result.success) {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { writeErr, writeOut } from "./cli/output.ts";
 import { USAGE } from "./cli/usage.ts";
 import { VERSION } from "./version.ts";
 
@@ -19,22 +20,22 @@ const COMMANDS: Record<string, () => Promise<{ default: { run(rawArgs: string[])
 async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
   if (verb === undefined) {
-    process.stderr.write(USAGE);
+    await writeErr(USAGE);
     return 2;
   }
   if (verb === "--version" || verb === "-V" || verb === "version") {
-    process.stdout.write(`${VERSION}\n`);
+    await writeOut(`${VERSION}\n`);
     return 0;
   }
   if (verb === "help" || verb === "--help" || verb === "-h") {
     const topic = rest[0] && COMMANDS[rest[0]];
     if (topic) return (await topic()).default.run(["--help"]);
-    process.stdout.write(USAGE);
+    await writeOut(USAGE);
     return 0;
   }
   const load = COMMANDS[verb];
   if (!load) {
-    process.stderr.write(`fermix: unknown command: ${verb}\n${USAGE}`);
+    await writeErr(`fermix: unknown command: ${verb}\n${USAGE}`);
     return 2;
   }
   try {
@@ -48,8 +49,8 @@ async function main(argv: string[]): Promise<number> {
 // Long-running verbs return when done; exiting explicitly ends anything still holding the loop (stdin, timers).
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`fermix: ${err instanceof Error ? err.message : String(err)}\n`);
+  async (err) => {
+    await writeErr(`fermix: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   },
 );

@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { defineError, FermixError } from "../error.ts";
+import { newId } from "../ids.ts";
 import type { ConversationKey, MessageStore } from "../memory/messages.ts";
 import { type RouterDeps, routeModelCall } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
@@ -70,7 +70,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   if (!text.trim()) throw EmptyCompletion(EMPTY_REPLY, { provider, model });
 
   reply.content.push({ type: "text", text });
-  const turnId = `turn_${randomBytes(6).toString("hex")}`;
+  const turnId = newId("turn", 6);
   const messages: Message[] = [user, reply];
   deps.store.commitTurn(input.key, messages, { turnId, provider, model });
   return { response: text, provider, model, turnId };

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import * as v from "valibot";
 import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
@@ -6,11 +5,11 @@ import { FermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
 import { type AskDone, AskRequest } from "../protocol/schemas.ts";
-import { parseStrict } from "./args.ts";
+import { type ParsedArgs, parseStrict } from "./args.ts";
 import { defineCliCommand, renderHelp } from "./command.ts";
 import { asFermixError, EXIT, exitCodeFor, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
-import { readStdin, type StdinMode } from "./stdin.ts";
+import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
@@ -21,8 +20,7 @@ const command = defineCliCommand({
     description:
       "Ask once and print the answer. Piped stdin is added to the words. Runs through the daemon when one is up, otherwise in this process.",
   },
-  args: {
-    words: { type: "positional", required: false },
+  options: {
     session: { type: "string", alias: "s", valueHint: "ID", description: "continue (or start) the session ID" },
     timeout: {
       type: "string",
@@ -41,20 +39,20 @@ const command = defineCliCommand({
     help: { type: "boolean", alias: "h", description: "show this help" },
   },
   async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.args, "ask");
+    const args = parseStrict(rawArgs, command.options, "ask");
     if (args.help) {
       await writeOut(renderHelp(command));
       return EXIT.ok;
     }
     const json = args.json === true;
-    const streaming = !json && process.stdout.isTTY === true;
+    const streaming = !json && (await isCharacterDevice(1));
     let printed = false;
     try {
       const request = await buildRequest(args);
       const onText = streaming
         ? (delta: string) => {
             printed = true;
-            process.stdout.write(delta);
+            void writeOut(delta);
           }
         : undefined;
       const done = await deliver(request, args.daemon as boolean | undefined, onText);
@@ -79,10 +77,10 @@ const command = defineCliCommand({
 
 export default command;
 
-async function buildRequest(args: Record<string, unknown> & { _: string[] }): Promise<AskRequest> {
+async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
   const words = args._.join(" ");
   const mode: StdinMode = args.stdin === true ? "wait" : args.stdin === false ? "ignore" : "auto";
-  const piped = await readStdin(mode, words.trim().length > 0, (line) => process.stderr.write(`${line}\n`));
+  const piped = await readStdin(mode, words.trim().length > 0, (line) => void writeErr(`${line}\n`));
   const text = [words, piped].filter((part) => part && part.trim().length > 0).join("\n\n");
   if (!text) throw UsageError("ask: nothing to ask — give words, or pipe text on stdin");
 
@@ -120,14 +118,11 @@ async function deliver(
   const env = processEnv();
   const paths = fermixPaths(resolveHome(env));
   if (daemonFlag !== false) {
-    if (existsSync(paths.socket)) {
-      try {
-        return await createDaemonClient(paths.socket).ask(request, { onText });
-      } catch (err) {
-        if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
-      }
-    } else if (daemonFlag === true) {
-      throw new FermixError(NOT_RUNNING, "not running");
+    // Connecting is the test: a missing or stale socket fails at once with not_running.
+    try {
+      return await createDaemonClient(paths.socket).ask(request, { onText });
+    } catch (err) {
+      if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
     }
   }
   const [{ createApp }, { askLocally }] = await Promise.all([import("../app.ts"), import("../gateway/local-ask.ts")]);

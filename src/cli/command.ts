@@ -1,28 +1,25 @@
-import type { ArgsDef } from "citty";
+import type { OptionsDef } from "./args.ts";
 
 /** A CLI verb: its declared options (for help and strict parsing) and a run that returns the exit code. */
-export type CliCommand<T extends ArgsDef = ArgsDef> = {
+export type CliCommand = {
   meta: { name: string; description: string; usage?: string };
-  args: T;
+  options: OptionsDef;
   run(rawArgs: string[]): Promise<number>;
 };
 
-export function defineCliCommand<const T extends ArgsDef>(command: CliCommand<T>): CliCommand<T> {
+export function defineCliCommand(command: CliCommand): CliCommand {
   return command;
 }
 
 /** `fermix <verb> --help`: built from the declared options, so help never drifts from parsing. */
 export function renderHelp(command: CliCommand): string {
   const lines = [`Usage: fermix ${command.meta.usage ?? command.meta.name}`, "", command.meta.description, ""];
-  const options = Object.entries(command.args).filter(([, a]) => a.type !== "positional");
+  const options = Object.entries(command.options);
   if (options.length) lines.push("Options:");
-  for (const [name, arg] of options) {
-    const aliases = [(arg as { alias?: string | string[] }).alias ?? []]
-      .flat()
-      .map((a) => `-${a}, `)
-      .join("");
-    const value = arg.type === "string" ? ` ${arg.valueHint ?? "VALUE"}` : "";
-    lines.push(`  ${`${aliases}--${name}${value}`.padEnd(24)} ${arg.description ?? ""}`);
+  for (const [name, option] of options) {
+    const alias = option.alias ? `-${option.alias}, ` : "";
+    const value = option.type === "string" ? ` ${option.valueHint ?? "VALUE"}` : "";
+    lines.push(`  ${`${alias}--${name}${value}`.padEnd(24)} ${option.description}`);
   }
   return `${lines.join("\n")}\n`;
 }

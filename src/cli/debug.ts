@@ -7,7 +7,7 @@ import { writeOut } from "./output.ts";
 /** Hidden diagnostics for developers and support: `fermix debug embedded` lists what the binary carries. */
 const command = defineCliCommand({
   meta: { name: "debug", usage: "debug embedded", description: "Developer diagnostics (not a stable interface)." },
-  args: {},
+  options: {},
   async run(rawArgs) {
     if (rawArgs[0] !== "embedded") throw UsageError("debug: the only topic is `embedded`");
     const root = embeddedRoot();

@@ -1,5 +1,6 @@
 import { FermixError, isFermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
+import { writeErr } from "./output.ts";
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notRunning: 3 } as const;
 
@@ -18,10 +19,10 @@ export function asFermixError(err: unknown): FermixError {
 }
 
 /** `fermix: <reason>` on stderr, secrets redacted, and the exit code for it. */
-export function reportError(err: unknown): number {
+export async function reportError(err: unknown): Promise<number> {
   const error = asFermixError(err);
-  process.stderr.write(`fermix: ${redact(error.message)}\n`);
-  if (error.code === "usage") process.stderr.write("Run `fermix help` for usage.\n");
+  await writeErr(`fermix: ${redact(error.message)}\n`);
+  if (error.code === "usage") await writeErr("Run `fermix help` for usage.\n");
   return exitCodeFor(error);
 }
 

@@ -6,12 +6,12 @@ import { writeOut } from "./output.ts";
 
 const command = defineCliCommand({
   meta: { name: "health", usage: "health [--json]", description: "Check that the daemon answers on its socket." },
-  args: {
+  options: {
     json: { type: "boolean", description: "print the typed JSON envelope" },
     help: { type: "boolean", alias: "h", description: "show this help" },
   },
   async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.args, "health");
+    const args = parseStrict(rawArgs, command.options, "health");
     if (args.help) {
       await writeOut(renderHelp(command));
       return EXIT.ok;

@@ -6,9 +6,9 @@ import { writeOut } from "./output.ts";
 
 const command = defineCliCommand({
   meta: { name: "run", description: "Run the daemon in the foreground until SIGTERM, SIGINT or `fermix stop`." },
-  args: { help: { type: "boolean", alias: "h", description: "show this help" } },
+  options: { help: { type: "boolean", alias: "h", description: "show this help" } },
   async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.args, "run");
+    const args = parseStrict(rawArgs, command.options, "run");
     if (args.help) {
       await writeOut(renderHelp(command));
       return EXIT.ok;

@@ -11,12 +11,12 @@ const command = defineCliCommand({
     usage: "status [--json]",
     description: "Show whether the daemon runs, with its pid, version and uptime.",
   },
-  args: {
+  options: {
     json: { type: "boolean", description: "print the typed JSON envelope" },
     help: { type: "boolean", alias: "h", description: "show this help" },
   },
   async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.args, "status");
+    const args = parseStrict(rawArgs, command.options, "status");
     if (args.help) {
       await writeOut(renderHelp(command));
       return EXIT.ok;

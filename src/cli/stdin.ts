@@ -1,5 +1,3 @@
-import { fstatSync } from "node:fs";
-import { isatty } from "node:tty";
 import { UsageError } from "./exit.ts";
 
 export type StdinMode = "auto" | "wait" | "ignore";
@@ -14,6 +12,19 @@ export const MAX_INPUT_BYTES = 4 * 1024 * 1024;
  * an inherited pipe that stays open and silent must not hang a script, so it gets a short grace period
  * for its first byte and is then left alone with a note on stderr.
  */
+/**
+ * Terminal or /dev/null. Asked through Bun.file rather than node:tty or node:fs, whose imports alone
+ * cost milliseconds of start-up in the compiled binary; for output the two are equivalent (nobody
+ * reads /dev/null).
+ */
+export async function isCharacterDevice(fd: number): Promise<boolean> {
+  try {
+    return (await Bun.file(fd).stat()).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
 export async function readStdin(
   mode: StdinMode,
   haveWords: boolean,
@@ -22,8 +33,9 @@ export async function readStdin(
   if (mode === "ignore") return undefined;
   let kind: "tty" | "file" | "pipe";
   try {
-    const stat = fstatSync(0);
-    kind = isatty(0) ? "tty" : stat.isFile() || stat.isCharacterDevice() ? "file" : "pipe";
+    const stat = await Bun.file(0).stat();
+    // A character device is a terminal or /dev/null: neither has anything to read unless asked.
+    kind = stat.isCharacterDevice() ? "tty" : stat.isFile() ? "file" : "pipe";
   } catch {
     return undefined; // stdin closed
   }

@@ -3,15 +3,15 @@ import { parseStrict } from "./args.ts";
 import { defineCliCommand, renderHelp } from "./command.ts";
 import { connectDaemon } from "./daemon-client.ts";
 import { EXIT, reportError } from "./exit.ts";
-import { writeOut } from "./output.ts";
+import { writeErr, writeOut } from "./output.ts";
 
 const STOP_WAIT_MS = 10_000;
 
 const command = defineCliCommand({
   meta: { name: "stop", description: "Stop the running daemon and wait until it has gone." },
-  args: { help: { type: "boolean", alias: "h", description: "show this help" } },
+  options: { help: { type: "boolean", alias: "h", description: "show this help" } },
   async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.args, "stop");
+    const args = parseStrict(rawArgs, command.options, "stop");
     if (args.help) {
       await writeOut(renderHelp(command));
       return EXIT.ok;
@@ -24,7 +24,7 @@ const command = defineCliCommand({
       const deadline = Date.now() + STOP_WAIT_MS;
       while (existsSync(socket) && Date.now() < deadline) await Bun.sleep(20);
       if (existsSync(socket)) {
-        process.stderr.write(`fermix: the daemon (pid ${pid}) has not stopped after ${STOP_WAIT_MS / 1000} s\n`);
+        await writeErr(`fermix: the daemon (pid ${pid}) has not stopped after ${STOP_WAIT_MS / 1000} s\n`);
         return EXIT.error;
       }
       await writeOut(`fermix: stopped (pid ${pid})\n`);

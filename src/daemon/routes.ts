@@ -41,7 +41,8 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
       case "POST /v1/ask":
         return await ask(req, state);
       case "POST /v1/shutdown":
-        queueMicrotask(() => state.requestShutdown());
+        // After this response has gone out.
+        setTimeout(() => state.requestShutdown(), 0);
         return Response.json({ ok: true }, { status: 202 });
       default:
         throw new FermixError("not_found", `no route ${route}`);

@@ -3,6 +3,8 @@ import type { App } from "../app.ts";
 import { claimInstance, removeQuietly } from "./instance.ts";
 import { type DaemonState, handle } from "./routes.ts";
 
+const FORCE_STOP_AFTER_MS = 3000;
+
 export type RunningDaemon = {
   socket: string;
   /** Resolves once the daemon has stopped and cleaned up. */
@@ -49,7 +51,16 @@ export async function startDaemon(app: App): Promise<RunningDaemon> {
   function stop(): Promise<void> {
     stopping ??= (async () => {
       for (const turn of state.turns) turn.abort();
-      await server.stop(true);
+      // Graceful first, so the reply to a shutdown request still reaches its client; forced if a
+      // connection lingers.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        server.stop(false),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(() => resolve(server.stop(true)), FORCE_STOP_AFTER_MS);
+        }),
+      ]);
+      clearTimeout(timer);
       removeQuietly(paths.socket);
       release();
       app.log.withTag("daemon").info("stopped");

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { TurnTimedOut } from "../agent/failure-error.ts";
 import type { App } from "../app.ts";
+import { newId } from "../ids.ts";
 import type { AskDone, AskRequest } from "../protocol/schemas.ts";
 
 /**
@@ -13,7 +13,7 @@ export async function askLocally(
   request: AskRequest,
   opts: { signal?: AbortSignal; onText?: (delta: string) => void } = {},
 ): Promise<AskDone> {
-  const sessionId = request.session_id ?? `ses_${randomBytes(8).toString("hex")}`;
+  const sessionId = request.session_id ?? newId("ses");
   const controller = new AbortController();
   const onAbort = () => controller.abort(opts.signal?.reason);
   opts.signal?.addEventListener("abort", onAbort, { once: true });

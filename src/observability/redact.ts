@@ -12,7 +12,7 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/xox[abprs]-[A-Za-z0-9-]{10,}/g, "slack"],
   [/AIza[0-9A-Za-z_-]{35}/g, "google"],
   [/ya29\.[0-9A-Za-z_-]{20,}/g, "google"],
-  [/\b\d{8,10}:[A-Za-z0-9_-]{35}\b/g, "telegram"],
+  [/\b\d{8,10}:[A-Za-z0-9_-]{30,}/g, "telegram"],
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, "aws"],
   [/(bearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi, "bearer"],
   [/((?:x-api-key|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?![@$])[^\s"',}]{8,}/gi, "key"],

@@ -1,0 +1,111 @@
+/**
+ * Timing helpers for the benchmarks in bench/. Everything here is async on purpose: the fake LLM server
+ * lives in the benchmark's own process, so a blocking spawn would stall it and the child would wait forever.
+ */
+
+export type Run = {
+  /** Wall time from spawn to exit, in milliseconds. */
+  ms: number;
+  /** Epoch milliseconds just before the spawn, to line up with the fake's `receivedAt`. */
+  startedAt: number;
+  code: number;
+  stdout: string;
+  stderr: string;
+};
+
+export type SpawnOpts = { env?: Record<string, string>; cwd?: string };
+
+/** Runs `cmd` to completion, draining both pipes so a chatty child can never block on a full pipe. */
+export async function timeRun(cmd: string[], opts: SpawnOpts = {}): Promise<Run> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const proc = Bun.spawn(cmd, { ...opts, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { ms: performance.now() - t0, startedAt, code, stdout, stderr };
+}
+
+/**
+ * `warmup` discarded runs (page cache, JIT of the bench itself, first-run files like memory.db), then `runs`
+ * measured ones. `check` throws on a run that did not do what it should, so a broken setup cannot pass as fast.
+ */
+export async function sample(
+  runs: number,
+  warmup: number,
+  once: () => Promise<Run>,
+  check: (run: Run) => void = () => {},
+): Promise<Run[]> {
+  const kept: Run[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    const run = await once();
+    check(run);
+    if (i >= warmup) kept.push(run);
+  }
+  return kept;
+}
+
+export type Stats = { median: number; p90: number };
+
+export function stats(values: number[]): Stats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  if (n === 0) return { median: Number.NaN, p90: Number.NaN };
+  const median = n % 2 === 1 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+  // Nearest-rank percentile: an actual observed value, no interpolation.
+  const p90 = sorted[Math.min(n - 1, Math.ceil(0.9 * n) - 1)]!;
+  return { median, p90 };
+}
+
+export type Daemon = { stop(): Promise<number> };
+
+/**
+ * Starts a long-running child and resolves once its stderr shows `ready` — the daemon's own readiness
+ * line, so the bench never guesses with a sleep. Rejects if it exits or stays silent for `timeoutMs`.
+ */
+export async function startUntilReady(cmd: string[], opts: SpawnOpts, ready: string, timeoutMs = 15_000) {
+  const proc = Bun.spawn(cmd, { ...opts, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // Keep both pipes drained for the daemon's whole life: it logs every ask, and a full pipe would block it.
+  const stdoutDone = new Response(proc.stdout).text();
+  let log = "";
+  let signalReady: () => void = () => {};
+  const isReady = new Promise<void>((resolve) => {
+    signalReady = resolve;
+  });
+  const stderrDone = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stderr) {
+      log += decoder.decode(chunk, { stream: true });
+      if (log.includes(ready)) signalReady();
+    }
+  })();
+
+  let timer: Timer | undefined;
+  const failure = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no "${ready}" on stderr after ${timeoutMs} ms:\n${log}`)), timeoutMs);
+    proc.exited.then((code) => reject(new Error(`${cmd.join(" ")} exited ${code} before ready:\n${log}`)));
+  });
+  failure.catch(() => {}); // stays pending or rejects harmlessly once we are past readiness
+  try {
+    await Promise.race([isReady, failure]);
+  } catch (err) {
+    proc.kill("SIGKILL");
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const daemon: Daemon = {
+    async stop() {
+      proc.kill("SIGTERM");
+      const kill = setTimeout(() => proc.kill("SIGKILL"), 5_000);
+      const code = await proc.exited;
+      clearTimeout(kill);
+      await Promise.all([stdoutDone, stderrDone]);
+      return code;
+    },
+  };
+  return daemon;
+}

@@ -1,0 +1,90 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { EMPTY_REPLY, runTurn } from "../../src/agent/turn.ts";
+import { migrate } from "../../src/memory/db.ts";
+import { createMessageStore } from "../../src/memory/messages.ts";
+import { findProvider } from "../../src/providers/descriptors.ts";
+import type { Route } from "../../src/providers/routes.ts";
+import type { StreamEvent } from "../../src/providers/types.ts";
+import { failure, scriptedWires, text } from "../fixture/scripted-wire.ts";
+
+const NOW = Date.parse("2026-11-29T12:00:00Z");
+const key = { channel: "cli", chat: "ses_t" };
+
+function setup(scripts: Record<string, StreamEvent[][]>) {
+  const db = new Database(":memory:");
+  migrate(db);
+  const store = createMessageStore(db);
+  const { wires, calls } = scriptedWires(scripts);
+  const routes = (): Route[] =>
+    ["openai", "anthropic"].map((id) => ({
+      descriptor: findProvider(id)!,
+      model: findProvider(id)!.defaultModel,
+      target: { provider: id, baseUrl: "http://x", headers: {}, receiveTimeoutMs: 1000 },
+    }));
+  const deps = {
+    store,
+    routes,
+    router: { wires, fetch, sleep: async () => {} },
+    now: () => NOW,
+    agentName: "fermix",
+    timezone: "Europe/Berlin",
+  };
+  return { store, calls, deps };
+}
+
+describe("a turn", () => {
+  test("sends the history, streams the text and commits both messages", async () => {
+    const { store, calls, deps } = setup({ openai: [text("first answer"), text("second answer")] });
+    const deltas: string[] = [];
+    await runTurn({ key, text: "one" }, deps);
+    const result = await runTurn({ key, text: "two", onText: (d) => deltas.push(d), cwd: "/w/p" }, deps);
+    expect(result).toMatchObject({ response: "second answer", provider: "openai", model: "gpt-5.5" });
+    expect(deltas).toEqual(["second answer"]);
+    expect(calls[1]!.request.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(calls[1]!.request.system).toContain("Today's date is 2026-11-29");
+    expect(calls[1]!.request.system).toContain("Europe/Berlin");
+    expect(calls[1]!.request.system).toContain("/w/p");
+    expect(calls[1]!.request.system).not.toMatch(/\d\d:\d\d/);
+    expect(store.history(key)).toHaveLength(4);
+  });
+
+  test("an empty completion becomes an honest try-again error and commits nothing", async () => {
+    const { store, deps } = setup({ openai: [[{ type: "done", stopReason: "stop" }]] });
+    await expect(runTurn({ key, text: "hello?" }, deps)).rejects.toMatchObject({
+      code: "empty_completion",
+      message: EMPTY_REPLY,
+    });
+    expect(store.history(key)).toEqual([]);
+  });
+
+  test("a failed call commits nothing and names the provider", async () => {
+    const { store, deps } = setup({ openai: [failure("openai", "auth", { status: 401 })] });
+    await expect(runTurn({ key, text: "hi" }, deps)).rejects.toMatchObject({
+      code: "provider_auth",
+      message: expect.stringContaining("OpenAI rejected the API key (HTTP 401); set OPENAI_API_KEY"),
+    });
+    expect(store.history(key)).toEqual([]);
+  });
+
+  test("a rate limit with a reset time reads as a usage limit with minutes", async () => {
+    const { deps } = setup({
+      openai: [failure("openai", "rate_limit", { retryAt: NOW + 7 * 60_000 + 5_000 })],
+      anthropic: [failure("anthropic", "rate_limit", { retryAt: NOW + 7 * 60_000 + 5_000 })],
+    });
+    await expect(runTurn({ key, text: "hi" }, deps)).rejects.toMatchObject({
+      code: "provider_rate_limit",
+      message: "usage limit — try again in ~8 min (Anthropic)",
+    });
+  });
+
+  test("a cancelled turn neither replies nor commits", async () => {
+    const { store, deps } = setup({ openai: [text("too late")] });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(runTurn({ key, text: "hi", signal: controller.signal }, deps)).rejects.toMatchObject({
+      code: "cancelled",
+    });
+    expect(store.history(key)).toEqual([]);
+  });
+});

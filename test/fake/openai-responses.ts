@@ -1,0 +1,218 @@
+/**
+ * Fake OpenAI Responses API (`POST /v1/responses`), the wire of the openai and xai providers.
+ * Streams the same typed SSE events, in the same order and with the same routing fields
+ * (output_index, item_id, content_index, sequence_number), that the official SDK's strict
+ * accumulator checks.
+ */
+import { type Incoming, startFakeServer } from "./fake-server.ts";
+import {
+  openAiError,
+  openAiInvalid,
+  openAiMalformedJson,
+  openAiMissingKey,
+  openAiMissingParam,
+  openAiRequestHeaders,
+  openAiWrongKey,
+  renderOpenAiError,
+} from "./openai-errors.ts";
+import type { FakeLlm, RenderableReply } from "./types.ts";
+import {
+  bearerToken,
+  cutJsonResponse,
+  estimateTokens,
+  ids,
+  isObject,
+  jsonResponse,
+  splitEven,
+  sseFrame,
+  sseResponse,
+  unixSeconds,
+} from "./wire-kit.ts";
+
+type Item = Record<string, any>;
+
+export function startFakeOpenAIResponses(opts: { apiKey?: string } = {}): Promise<FakeLlm> {
+  return startFakeServer({
+    baseUrl: (origin) => `${origin}/v1`,
+    path: "/v1/responses",
+    notFound: ({ rec }) =>
+      openAiError(404, {
+        message: `Invalid URL (${rec.method} ${rec.path})`,
+        type: "invalid_request_error",
+        param: null,
+        code: null,
+      }),
+    validate: (incoming) => validate(incoming, opts.apiKey),
+    render,
+  });
+}
+
+function validate({ rec, json, malformed }: Incoming, apiKey: string | undefined): Response | null {
+  if (apiKey !== undefined) {
+    const key = bearerToken(rec.headers);
+    if (key === undefined) return openAiMissingKey();
+    if (key !== apiKey) return openAiWrongKey(key);
+  }
+  if (malformed || !isObject(json)) return openAiMalformedJson();
+  if (typeof json.model !== "string" || json.model === "") return openAiMissingParam("model");
+  if (json.input === undefined) return openAiMissingParam("input");
+  if (Array.isArray(json.input) && json.previous_response_id == null) return checkToolPairing(json.input);
+  return null;
+}
+
+/** Without previous_response_id the whole conversation is inline, so every call and output must pair up. */
+function checkToolPairing(input: unknown[]): Response | null {
+  const items = input.filter(isObject);
+  const calls = new Set(items.filter((i) => i.type === "function_call").map((i) => i.call_id));
+  const outputs = new Set(items.filter((i) => i.type === "function_call_output").map((i) => i.call_id));
+  for (const id of outputs) {
+    if (!calls.has(id))
+      return openAiInvalid(`No tool call found for function call output with call_id ${id}.`, "input");
+  }
+  for (const id of calls) {
+    if (!outputs.has(id)) return openAiInvalid(`No tool output found for function call ${id}.`, "input");
+  }
+  return null;
+}
+
+function render(reply: RenderableReply, { rec, json }: Incoming): Response {
+  const body = json as Record<string, any>;
+  if (reply.kind === "error") {
+    return renderOpenAiError(reply, { model: body.model, apiKey: bearerToken(rec.headers), surface: "responses" });
+  }
+  const items = outputItems(reply);
+  const usage = usageFor(body, items);
+  const response = baseResponse(body);
+  const headers = openAiRequestHeaders();
+  if (body.stream !== true) {
+    const full = { ...response, status: "completed", output: items, usage };
+    return reply.kind === "cut" ? cutJsonResponse(full, headers) : jsonResponse(200, full, headers);
+  }
+  return sseResponse(streamFrames(reply, response, items, usage), { cut: reply.kind === "cut", headers });
+}
+
+/** The finished output items, in the order the model produced them: text first, then tool calls. */
+function outputItems(reply: RenderableReply): Item[] {
+  const items: Item[] = [];
+  const text =
+    reply.kind === "text" || reply.kind === "cut" ? reply.text : reply.kind === "tool_calls" ? reply.text : "";
+  if (text) {
+    items.push({
+      id: ids.hex("msg_", 48),
+      type: "message",
+      status: "completed",
+      content: [{ type: "output_text", annotations: [], logprobs: [], text }],
+      role: "assistant",
+    });
+  }
+  if (reply.kind === "tool_calls") {
+    for (const call of reply.calls) {
+      items.push({
+        id: ids.hex("fc_", 48),
+        type: "function_call",
+        status: "completed",
+        arguments: JSON.stringify(call.arguments),
+        call_id: call.id ?? ids.alnum("call_", 24),
+        name: call.name,
+      });
+    }
+  }
+  return items;
+}
+
+function usageFor(body: Record<string, any>, items: Item[]) {
+  const input = estimateTokens(body.input) + estimateTokens(body.instructions ?? "");
+  const output = items.length === 0 ? 0 : estimateTokens(items);
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: input + output,
+  };
+}
+
+/** The response envelope as of response.created: echoes the request's settings, no output yet. */
+function baseResponse(body: Record<string, any>) {
+  return {
+    id: ids.hex("resp_", 48),
+    object: "response",
+    created_at: unixSeconds(),
+    status: "in_progress",
+    background: false,
+    error: null,
+    incomplete_details: null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    max_tool_calls: null,
+    model: body.model,
+    output: [] as Item[],
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: body.previous_response_id ?? null,
+    prompt_cache_key: null,
+    reasoning: { effort: body.reasoning?.effort ?? null, summary: null },
+    safety_identifier: null,
+    service_tier: "default",
+    store: body.store ?? true,
+    temperature: body.temperature ?? 1,
+    text: { format: { type: "text" }, verbosity: "medium" },
+    tool_choice: body.tool_choice ?? "auto",
+    tools: body.tools ?? [],
+    top_logprobs: 0,
+    top_p: body.top_p ?? 1,
+    truncation: "disabled",
+    usage: null as unknown,
+    user: null,
+    metadata: body.metadata ?? {},
+  };
+}
+
+function streamFrames(reply: RenderableReply, response: Item, items: Item[], usage: unknown): string[] {
+  let seq = 0;
+  const frames: string[] = [];
+  const emit = (type: string, fields: Record<string, unknown>) =>
+    frames.push(sseFrame({ type, sequence_number: seq++, ...fields }, type));
+
+  emit("response.created", { response });
+  emit("response.in_progress", { response });
+  items.forEach((item, index) => {
+    const routing = { item_id: item.id, output_index: index };
+    if (item.type === "message") {
+      const text: string = item.content[0].text;
+      emit("response.output_item.added", {
+        output_index: index,
+        item: { ...item, status: "in_progress", content: [] },
+      });
+      const emptyPart = { type: "output_text", annotations: [], logprobs: [], text: "" };
+      emit("response.content_part.added", { ...routing, content_index: 0, part: emptyPart });
+      const pieces = reply.kind === "text" && reply.chunks ? reply.chunks : splitEven(text);
+      for (const delta of pieces) {
+        emit("response.output_text.delta", {
+          ...routing,
+          content_index: 0,
+          delta,
+          logprobs: [],
+          obfuscation: ids.alnum("", 8),
+        });
+      }
+      if (reply.kind === "cut") return;
+      emit("response.output_text.done", { ...routing, content_index: 0, text, logprobs: [] });
+      emit("response.content_part.done", { ...routing, content_index: 0, part: { ...emptyPart, text } });
+      emit("response.output_item.done", { output_index: index, item });
+    } else {
+      emit("response.output_item.added", {
+        output_index: index,
+        item: { ...item, status: "in_progress", arguments: "" },
+      });
+      for (const delta of splitEven(item.arguments)) {
+        emit("response.function_call_arguments.delta", { ...routing, delta, obfuscation: ids.alnum("", 8) });
+      }
+      emit("response.function_call_arguments.done", { ...routing, name: item.name, arguments: item.arguments });
+      emit("response.output_item.done", { output_index: index, item });
+    }
+  });
+  if (reply.kind !== "cut") {
+    emit("response.completed", { response: { ...response, status: "completed", output: items, usage } });
+  }
+  return frames;
+}

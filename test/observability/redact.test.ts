@@ -1,0 +1,33 @@
+import { describe, expect, test } from "bun:test";
+import { redact } from "../../src/observability/redact.ts";
+
+describe("redact", () => {
+  test.each([
+    ["sk-proj-abcdefghijklmnopqrstuvwx", "openai"],
+    ["sk-ant-api03-abcdefghijklmnop", "anthropic"],
+    ["sk-or-v1-0123456789abcdef0123", "openrouter"],
+    ["xai-abcdefghijklmnopqrstuvwxyz", "xai"],
+    ["ghp_abcdefghijklmnopqrstuvwxyz0123", "github"],
+    ["xoxb-1234567890-abcdefghij", "slack"],
+    ["AKIAABCDEFGHIJKLMNOP", "aws"],
+    ["123456789:AAH_abcdefghijklmnopqrstuvwxyz012345", "telegram"],
+  ])("%s is replaced by a %s marker", (secret, vendor) => {
+    const out = redact(`before ${secret} after`);
+    expect(out).not.toContain(secret);
+    expect(out).toContain(`[REDACTED:${vendor}]`);
+  });
+
+  test("bearer headers and key assignments keep their label", () => {
+    expect(redact("Authorization: Bearer abc.def.ghi-jkl-mno")).toBe("Authorization: Bearer [REDACTED:bearer]");
+    expect(redact('api_key = "k3y-that-is-long"')).toBe('api_key = "[REDACTED:key]"');
+  });
+
+  test("references to secrets are not secrets", () => {
+    expect(redact('api_key = "@keyring"')).toBe('api_key = "@keyring"');
+    expect(redact('api_key = "$OPENAI_API_KEY"')).toBe('api_key = "$OPENAI_API_KEY"');
+  });
+
+  test("known secret values are removed whatever their shape", () => {
+    expect(redact("the key was hunter2-custom", ["hunter2-custom"])).toBe("the key was [REDACTED:secret]");
+  });
+});
