@@ -117,6 +117,21 @@ describe("daemon", () => {
     await both;
   });
 
+  test("a client that hangs up cancels its turn, which commits nothing", async () => {
+    const { client, fake } = await setup();
+    fake.enqueue({ kind: "hang" });
+    const controller = new AbortController();
+    const abandoned = client.ask({ text: "never answered", session_id: "s" }, { signal: controller.signal });
+    await fake.waitForRequests(1);
+    controller.abort();
+    await expect(abandoned).rejects.toThrow();
+    // The lane is free again and the abandoned question is not in the history.
+    const next = await client.ask({ text: "next", session_id: "s" });
+    expect(next.response).toBe("pong");
+    expect(JSON.stringify(fake.requests[1]!.body.input)).not.toContain("never answered");
+    expect((await client.status()).active_turns).toBe(0);
+  });
+
   test("a second daemon on the same home is refused while the first lives", async () => {
     const { h, fake, client } = await setup();
     const app = await createApp({ env: { FERMIX_HOME: h.home, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl } });
