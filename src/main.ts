@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { type CliCommand, wantsHelp } from "./cli/command.ts";
 import { writeErr, writeOut } from "./cli/output.ts";
 import { USAGE } from "./cli/usage.ts";
 import { VERSION } from "./version.ts";
@@ -7,7 +8,7 @@ import { VERSION } from "./version.ts";
  * argv → command. Verbs load lazily so `--version` and `ask` pay only for what they use; the
  * table is the one place a verb is registered.
  */
-const COMMANDS: Record<string, () => Promise<{ default: { run(rawArgs: string[]): Promise<number> } }>> = {
+const COMMANDS: Record<string, () => Promise<{ default: CliCommand }>> = {
   ask: () => import("./cli/ask.ts"),
   chat: () => import("./cli/ask.ts"),
   run: () => import("./cli/run.ts"),
@@ -29,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (verb === "help" || verb === "--help" || verb === "-h") {
     const topic = rest[0] && COMMANDS[rest[0]];
-    if (topic) return (await topic()).default.run(["--help"]);
+    if (topic) return showHelp((await topic()).default);
     await writeOut(USAGE);
     return 0;
   }
@@ -39,11 +40,19 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await (await load()).default.run(rest);
+    const command = (await load()).default;
+    if (wantsHelp(rest)) return showHelp(command);
+    return await command.run(rest);
   } catch (err) {
     const { reportError } = await import("./cli/exit.ts");
     return reportError(err);
   }
+}
+
+async function showHelp(command: CliCommand): Promise<number> {
+  const { renderHelp } = await import("./cli/command.ts");
+  await writeOut(renderHelp(command));
+  return 0;
 }
 
 // Long-running verbs return when done; exiting explicitly ends anything still holding the loop (stdin, timers).

@@ -6,7 +6,7 @@ import { redact } from "../observability/redact.ts";
 import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
 import { type AskDone, AskRequest } from "../protocol/schemas.ts";
 import { type ParsedArgs, parseStrict } from "./args.ts";
-import { defineCliCommand, renderHelp } from "./command.ts";
+import { defineCliCommand } from "./command.ts";
 import { asFermixError, EXIT, exitCodeFor, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
@@ -36,14 +36,9 @@ const command = defineCliCommand({
       type: "boolean",
       description: "require the daemon (exit 3 when it is down); --no-daemon: run in-process",
     },
-    help: { type: "boolean", alias: "h", description: "show this help" },
   },
   async run(rawArgs) {
     const args = parseStrict(rawArgs, command.options, "ask");
-    if (args.help) {
-      await writeOut(renderHelp(command));
-      return EXIT.ok;
-    }
     const json = args.json === true;
     const streaming = !json && (await isCharacterDevice(1));
     let printed = false;

@@ -1,18 +1,13 @@
 import { processEnv } from "../config/env.ts";
 import { parseStrict } from "./args.ts";
-import { defineCliCommand, renderHelp } from "./command.ts";
+import { defineCliCommand } from "./command.ts";
 import { EXIT, reportError } from "./exit.ts";
-import { writeOut } from "./output.ts";
 
 const command = defineCliCommand({
   meta: { name: "run", description: "Run the daemon in the foreground until SIGTERM, SIGINT or `fermix stop`." },
-  options: { help: { type: "boolean", alias: "h", description: "show this help" } },
+  options: {},
   async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "run");
-    if (args.help) {
-      await writeOut(renderHelp(command));
-      return EXIT.ok;
-    }
+    parseStrict(rawArgs, command.options, "run"); // takes no options: anything else is a usage error
     try {
       const [{ createApp }, { startDaemon }] = await Promise.all([import("../app.ts"), import("../daemon/server.ts")]);
       const app = await createApp({ env: processEnv(), logToStderr: true });

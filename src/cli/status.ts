@@ -1,9 +1,9 @@
+import type { Status } from "../protocol/schemas.ts";
 import { VERSION } from "../version.ts";
 import { parseStrict } from "./args.ts";
-import { defineCliCommand, renderHelp } from "./command.ts";
+import { defineCliCommand } from "./command.ts";
 import { connectDaemon } from "./daemon-client.ts";
-import { asFermixError, EXIT, exitCodeFor, jsonEnvelope, reportError } from "./exit.ts";
-import { writeOut } from "./output.ts";
+import { answerQuery } from "./query.ts";
 
 const command = defineCliCommand({
   meta: {
@@ -11,42 +11,30 @@ const command = defineCliCommand({
     usage: "status [--json]",
     description: "Show whether the daemon runs, with its pid, version and uptime.",
   },
-  options: {
-    json: { type: "boolean", description: "print the typed JSON envelope" },
-    help: { type: "boolean", alias: "h", description: "show this help" },
-  },
-  async run(rawArgs) {
+  options: { json: { type: "boolean", description: "print the typed JSON envelope" } },
+  run(rawArgs) {
     const args = parseStrict(rawArgs, command.options, "status");
-    if (args.help) {
-      await writeOut(renderHelp(command));
-      return EXIT.ok;
-    }
-    try {
-      const status = await connectDaemon().client.status();
-      if (args.json) {
-        await writeOut(`${jsonEnvelope({ ok: true, result: { ...status, cli_version: VERSION } })}\n`);
-        return EXIT.ok;
-      }
-      let text = `fermix: running (pid ${status.pid}, version ${status.version}, up ${formatUptime(status.uptime_ms)})\n`;
-      text += `providers: ${status.primary_provider ?? "none configured"}`;
-      text += status.fallback_providers.length ? ` (fallbacks: ${status.fallback_providers.join(", ")})\n` : "\n";
-      if (status.version !== VERSION) {
-        text += `warning: the daemon runs version ${status.version} but this binary is ${VERSION}; restart it (fermix stop, then fermix run or your service manager)\n`;
-      }
-      await writeOut(text);
-      return EXIT.ok;
-    } catch (err) {
-      if (args.json) {
-        const error = asFermixError(err);
-        await writeOut(`${jsonEnvelope({ ok: false, error })}\n`);
-        return exitCodeFor(error);
-      }
-      return reportError(err);
-    }
+    return answerQuery({
+      json: args.json === true,
+      query: () => connectDaemon().client.status(),
+      render: renderStatus,
+      toJson: (status) => ({ ...status, cli_version: VERSION }),
+    });
   },
 });
 
 export default command;
+
+function renderStatus(status: Status): string {
+  let text = `fermix: running (pid ${status.pid}, version ${status.version}, up ${formatUptime(status.uptime_ms)})\n`;
+  text += `providers: ${status.primary_provider ?? "none configured"}`;
+  text += status.fallback_providers.length ? ` (fallbacks: ${status.fallback_providers.join(", ")})\n` : "\n";
+  // "Upgraded but nothing changed" is almost always a daemon that was never restarted.
+  if (status.version !== VERSION) {
+    text += `warning: the daemon runs version ${status.version} but this binary is ${VERSION}; restart it (fermix stop, then fermix run or your service manager)\n`;
+  }
+  return text;
+}
 
 /** 1h5m, 3m12s, 42s: the two largest units, like the earlier CLI. */
 export function formatUptime(ms: number): string {

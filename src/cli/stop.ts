@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { parseStrict } from "./args.ts";
-import { defineCliCommand, renderHelp } from "./command.ts";
+import { defineCliCommand } from "./command.ts";
 import { connectDaemon } from "./daemon-client.ts";
 import { EXIT, reportError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
@@ -9,13 +9,9 @@ const STOP_WAIT_MS = 10_000;
 
 const command = defineCliCommand({
   meta: { name: "stop", description: "Stop the running daemon and wait until it has gone." },
-  options: { help: { type: "boolean", alias: "h", description: "show this help" } },
+  options: {},
   async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "stop");
-    if (args.help) {
-      await writeOut(renderHelp(command));
-      return EXIT.ok;
-    }
+    parseStrict(rawArgs, command.options, "stop"); // takes no options: anything else is a usage error
     try {
       const { client, socket } = connectDaemon();
       const { pid } = await client.health();
