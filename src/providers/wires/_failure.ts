@@ -1,4 +1,21 @@
-import type { FailureClass, ProviderFailure } from "../types.ts";
+import type { FailureClass, ProviderFailure, StreamEvent, Wire, WireCall, WireDeps, WireId } from "../types.ts";
+
+/**
+ * A wire from its happy-path generator: anything it throws becomes the stream's final `error` event,
+ * so callers see every failure as data with its class (a wire never throws).
+ */
+export function defineWire(id: WireId, run: (call: WireCall, deps: WireDeps) => AsyncGenerator<StreamEvent>): Wire {
+  return {
+    id,
+    async *stream(call, deps) {
+      try {
+        yield* run(call, deps);
+      } catch (err) {
+        yield { type: "error", error: toFailure(call.target.provider, err) };
+      }
+    },
+  };
+}
 
 /** Thrown inside a wire and turned into its final `error` event at the wire's edge. */
 export class WireFailure extends Error {
@@ -66,7 +83,8 @@ export function classifyHttpError(
 
 /**
  * Reset times arrive in several dialects: `retry-after` (seconds or an HTTP date), OpenAI's
- * `x-ratelimit-reset-*` durations ("6m0s", "1.5s", "20ms") and Anthropic's RFC 3339 instants.
+ * `x-ratelimit-reset-*` durations ("6m0s", "1.5s", "20ms"), Anthropic's RFC 3339 instants and
+ * OpenRouter's `x-ratelimit-reset` epoch milliseconds.
  */
 export function retryAtFromHeaders(headers: Headers, now: number): number | undefined {
   const candidates: number[] = [];
@@ -88,6 +106,10 @@ export function retryAtFromHeaders(headers: Headers, now: number): number | unde
     const at = value ? Date.parse(value) : Number.NaN;
     if (!Number.isNaN(at)) candidates.push(at);
   }
+  // OpenRouter sends an epoch in milliseconds ("1735689600000"). Only a value that can be one is trusted,
+  // so a host that reuses the name for seconds-to-wait is not read as a date in 1970.
+  const reset = Number(headers.get("x-ratelimit-reset") ?? Number.NaN);
+  if (Number.isFinite(reset) && reset > 1e12) candidates.push(reset);
   return candidates.length ? Math.max(...candidates) : undefined;
 }
 

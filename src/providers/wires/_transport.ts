@@ -31,12 +31,13 @@ export async function* postForEvents(
       idle.abort();
     }, call.target.receiveTimeoutMs);
   };
-  const abortFailure = (err: unknown): never => {
+  // Only our own aborts are classified here; any other error falls through to the caller's
+  // connection message (rethrowing it made "could not reach" and "broke mid-answer" unreachable).
+  const abortFailure = (): void => {
     if (call.signal?.aborted) fail(provider, "cancelled", "cancelled");
     if (timedOut) {
-      fail(provider, "transient", `${provider} sent nothing for ${Math.round(call.target.receiveTimeoutMs / 1000)} s`);
+      fail(provider, "transient", `${provider} sent nothing for ${formatDuration(call.target.receiveTimeoutMs)}`);
     }
-    throw err;
   };
 
   arm();
@@ -50,15 +51,17 @@ export async function* postForEvents(
         signal,
       });
     } catch (err) {
-      abortFailure(err);
+      abortFailure();
       fail(provider, "transient", `could not reach ${provider} at ${originOf(url)}: ${errorText(err)}`);
     }
     arm();
     if (!response.ok) {
       const text = await response.text().catch(() => "");
-      throw new WireFailure(
-        classifyHttpError(provider, response.status, extractError(safeJson(text)), response.headers, now(deps)),
-      );
+      const vendor = extractError(safeJson(text));
+      // Vendors echo a rejected key back (OpenAI repeats short ones whole); it must not reach logs or the terminal.
+      const key = call.target.apiKey;
+      if (key && vendor.message) vendor.message = vendor.message.split(key).join("[redacted key]");
+      throw new WireFailure(classifyHttpError(provider, response.status, vendor, response.headers, now(deps)));
     }
     if (!response.body) fail(provider, "transient", `${provider} answered with an empty body`);
 
@@ -73,13 +76,17 @@ export async function* postForEvents(
         try {
           chunk = await reader.read();
         } catch (err) {
-          abortFailure(err);
+          abortFailure();
           fail(provider, "transient", `the connection to ${provider} broke mid-answer: ${errorText(err)}`);
         }
         if (chunk.done) break;
         arm();
         parser.feed(chunk.value);
-        while (queue.length) yield queue.shift()!;
+        while (queue.length) {
+          yield queue.shift()!;
+          // Frames already received keep parsing after an abort; a caller who cancelled gets no `done`.
+          if (call.signal?.aborted) fail(provider, "cancelled", "cancelled");
+        }
       }
     } finally {
       reader.cancel().catch(() => {});
@@ -91,6 +98,11 @@ export async function* postForEvents(
 
 function now(deps: WireDeps): number {
   return deps.now ? deps.now() : Date.now();
+}
+
+/** Sub-second timeouts (tests, tight configs) would otherwise read "sent nothing for 0 s". */
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 function safeJson(text: string): unknown {

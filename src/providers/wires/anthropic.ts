@@ -1,5 +1,5 @@
-import type { Message, StopReason, StreamEvent, Wire, WireCall, WireDeps } from "../types.ts";
-import { fail, toFailure } from "./_failure.ts";
+import type { Message, StopReason, StreamEvent, WireCall, WireDeps } from "../types.ts";
+import { defineWire, fail } from "./_failure.ts";
 import { parseJsonData, parseToolArguments, postForEvents } from "./_transport.ts";
 
 const API_VERSION = "2023-06-01";
@@ -8,16 +8,7 @@ export const ANTHROPIC_MAX_TOKENS = 16384;
 const CACHE = { type: "ephemeral" } as const;
 
 /** Anthropic Messages (`POST {base}/v1/messages`). */
-export const anthropicWire: Wire = {
-  id: "anthropic",
-  async *stream(call, deps) {
-    try {
-      yield* run(call, deps);
-    } catch (err) {
-      yield { type: "error", error: toFailure(call.target.provider, err) };
-    }
-  },
-};
+export const anthropicWire = defineWire("anthropic", run);
 
 /** Models that accept `thinking: {type: "adaptive"}`; older ones (Haiku 4.5, 3.x) get no thinking field. */
 export function supportsAdaptiveThinking(model: string): boolean {

@@ -1,18 +1,9 @@
-import type { Message, StopReason, StreamEvent, Wire, WireCall, WireDeps } from "../types.ts";
-import { fail, toFailure } from "./_failure.ts";
+import type { Message, StopReason, StreamEvent, WireCall, WireDeps } from "../types.ts";
+import { defineWire, fail } from "./_failure.ts";
 import { parseJsonData, parseToolArguments, postForEvents } from "./_transport.ts";
 
 /** Chat Completions (`POST {base}/chat/completions`), spoken by OpenRouter, Mistral and Ollama. */
-export const openaiChatWire: Wire = {
-  id: "openai-chat",
-  async *stream(call, deps) {
-    try {
-      yield* run(call, deps);
-    } catch (err) {
-      yield { type: "error", error: toFailure(call.target.provider, err) };
-    }
-  },
-};
+export const openaiChatWire = defineWire("openai-chat", run);
 
 async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent> {
   const { target, request } = call;
@@ -121,5 +112,7 @@ function vendorError(body: any): { message?: string; code?: string } {
   // OpenAI-compatible servers nest under `error`; Mistral puts message/type at the top level.
   const err = body?.error ?? body;
   const message = typeof err?.message === "string" ? err.message : typeof err === "string" ? err : undefined;
-  return { message, code: err?.code ?? err?.type ?? undefined };
+  // OpenRouter's code is the numeric HTTP status; vendorCode is a string everywhere else.
+  const code = err?.code ?? err?.type;
+  return { message, code: code == null ? undefined : String(code) };
 }

@@ -1,18 +1,9 @@
-import type { Message, StreamEvent, ToolCallPart, Wire, WireCall, WireDeps } from "../types.ts";
-import { fail, toFailure } from "./_failure.ts";
+import type { Message, StreamEvent, ToolCallPart, WireCall, WireDeps } from "../types.ts";
+import { defineWire, fail } from "./_failure.ts";
 import { parseJsonData, parseToolArguments, postForEvents } from "./_transport.ts";
 
 /** OpenAI Responses API (`POST {base}/responses`), spoken by OpenAI and xAI. */
-export const openaiResponsesWire: Wire = {
-  id: "openai-responses",
-  async *stream(call, deps) {
-    try {
-      yield* run(call, deps);
-    } catch (err) {
-      yield { type: "error", error: toFailure(call.target.provider, err) };
-    }
-  },
-};
+export const openaiResponsesWire = defineWire("openai-responses", run);
 
 async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent> {
   const { target, request } = call;
@@ -21,8 +12,10 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
     instructions: request.system,
     input: request.messages.flatMap(toInputItems),
     stream: true,
-    // Conversations live in fermix's own store; nothing needs to stay on the provider.
+    // Conversations live in fermix's own store; nothing needs to stay on the provider. Without stored
+    // state, reasoning carries over between tool-loop calls only as encrypted content we send back.
     store: false,
+    include: ["reasoning.encrypted_content"],
   };
   if (request.tools?.length) {
     body.tools = request.tools.map((t) => ({
