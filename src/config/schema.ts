@@ -63,6 +63,18 @@ const Routing = v.strictObject({
   cron_reasoning_effort: v.optional(Effort),
 });
 
+const Tools = v.strictObject({
+  tool_search: v.optional(v.strictObject({ enabled: v.optional(v.boolean()) })),
+  web_search: v.optional(
+    v.strictObject({
+      backend: v.optional(v.picklist(["duckduckgo", "brave"])),
+      api_key: v.optional(SecretRef),
+      max_results: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
+    }),
+  ),
+  generate_image: v.optional(v.record(v.string(), v.unknown())),
+});
+
 const Core = v.strictObject({
   profile: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9_-]+$/i, "a name of letters, digits, - or _"))),
   secret_store: v.optional(v.picklist(["keyring", "file"])),
@@ -76,6 +88,7 @@ const Core = v.strictObject({
   ),
   providers: v.optional(ProvidersSection),
   routing: v.optional(Routing),
+  tools: v.optional(Tools),
   compaction: v.optional(
     v.strictObject({
       enabled: v.optional(v.boolean()),
