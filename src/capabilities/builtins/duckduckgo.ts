@@ -1,0 +1,103 @@
+import { NetBlocked } from "../../net/net-error.ts";
+import { inlineText, tokenize } from "./html-tokens.ts";
+import {
+  clipSnippet,
+  SEARCH_USER_AGENT,
+  SearchFailed,
+  type SearchRequest,
+  type SearchResult,
+} from "./search-backend.ts";
+
+/** DuckDuckGo's no-JavaScript results page: no key needed, which makes it the default backend. */
+export const DUCKDUCKGO_URL = "https://html.duckduckgo.com/html/";
+
+export async function searchDuckDuckGo(request: SearchRequest, endpoint = DUCKDUCKGO_URL): Promise<SearchResult[]> {
+  const url = new URL(endpoint);
+  url.searchParams.set("q", request.query);
+  let response: Awaited<ReturnType<SearchRequest["net"]>>;
+  try {
+    response = await request.net(url.href, {
+      headers: { accept: "text/html", "user-agent": SEARCH_USER_AGENT },
+      maxBytes: 2 * 1024 * 1024,
+      signal: request.signal,
+    });
+  } catch (err) {
+    if (request.signal.aborted) throw err;
+    const reason = NetBlocked.is(err) ? `blocked: ${err.message}` : err instanceof Error ? err.message : String(err);
+    throw SearchFailed(`DuckDuckGo could not be reached: ${reason}`, { backend: "duckduckgo", reason });
+  }
+  // DuckDuckGo answers 202 (and sometimes 403) with a challenge page when it takes us for a bot.
+  if (response.status !== 200) {
+    const reason = `HTTP ${response.status}${response.status === 202 || response.status === 403 || response.status === 429 ? " (DuckDuckGo is limiting automated searches)" : ""}`;
+    throw SearchFailed(`DuckDuckGo answered ${reason}`, { backend: "duckduckgo", reason });
+  }
+  const html = new TextDecoder().decode(response.body);
+  if (/anomaly-modal|challenge-form|g-recaptcha/.test(html)) {
+    const reason = "DuckDuckGo asked for a captcha (it is limiting automated searches)";
+    throw SearchFailed(reason, { backend: "duckduckgo", reason });
+  }
+  return parseDuckDuckGoHtml(html).slice(0, request.count);
+}
+
+type Capture = { field: "title" | "snippet"; name: string; depth: number; html: string };
+
+/**
+ * Reads results from the page: each starts at an `a.result__a` (title and link) and may have a `.result__snippet`.
+ * Links arrive wrapped in DuckDuckGo's `/l/?uddg=` redirect and are unwrapped; ads, which point back at
+ * duckduckgo.com, are dropped.
+ */
+export function parseDuckDuckGoHtml(html: string): SearchResult[] {
+  const found: SearchResult[] = [];
+  let current: SearchResult | undefined;
+  let capture: Capture | undefined;
+
+  const finish = () => {
+    if (current !== undefined && current.url !== "") found.push(current);
+    current = undefined;
+  };
+
+  for (const token of tokenize(html)) {
+    if (capture !== undefined) {
+      if (token.type === "text") capture.html += token.text;
+      else if (token.type === "open" && token.name === capture.name) capture.depth++;
+      else if (token.type === "close" && token.name === capture.name && --capture.depth === 0) {
+        if (current !== undefined) {
+          const text = inlineText(capture.html);
+          current[capture.field] = capture.field === "snippet" ? clipSnippet(text) : text;
+        }
+        capture = undefined;
+      }
+      continue;
+    }
+    if (token.type !== "open") continue;
+    const classes = (token.attrs.class ?? "").split(/\s+/);
+    if (classes.includes("result__a") || classes.includes("result-link")) {
+      finish();
+      current = { title: "", url: unwrapLink(token.attrs.href ?? "") ?? "", snippet: "" };
+      capture = { field: "title", name: token.name, depth: 1, html: "" };
+    } else if (current !== undefined && (classes.includes("result__snippet") || classes.includes("result-snippet"))) {
+      capture = { field: "snippet", name: token.name, depth: 1, html: "" };
+    }
+  }
+  finish();
+
+  const seen = new Set<string>();
+  return found.filter((result) => !seen.has(result.url) && seen.add(result.url));
+}
+
+/** `//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.com%2F&rut=…` → `https://example.com/`; ads → undefined. */
+export function unwrapLink(href: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(href, "https://duckduckgo.com/");
+    const host = url.hostname;
+    if (host === "duckduckgo.com" || host.endsWith(".duckduckgo.com")) {
+      const target = url.pathname === "/l/" ? url.searchParams.get("uddg") : null;
+      if (target === null) return undefined;
+      url = new URL(target);
+    }
+  } catch {
+    return undefined;
+  }
+  return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined;
+}
