@@ -16,7 +16,15 @@ export type SandboxCaller = {
 export type Access = "read" | "write";
 
 /** Why a path or command was refused; `outside_roots` is the one the directory-approval loop may offer to fix. */
-export type DenialCode = "outside_roots" | "protected" | "blocked" | "symlink" | "hardlink" | "not_found" | "catastrophic" | "invalid";
+export type DenialCode =
+  | "outside_roots"
+  | "protected"
+  | "blocked"
+  | "symlink"
+  | "hardlink"
+  | "not_found"
+  | "catastrophic"
+  | "invalid";
 
 export type Denial = { ok: false; code: DenialCode; reason: string; path?: string };
 export type PathVerdict = { ok: true; path: string } | Denial;
@@ -62,9 +70,17 @@ export interface Sandbox {
   /** Canonicalises `path` (relative paths resolve against the caller's cwd, else the workspace) and judges it. */
   checkPath(path: string, access: Access, caller: SandboxCaller): Promise<PathVerdict>;
   /** Reads a file that checkPath allowed, opening the final component without following links. */
-  readFile(path: string, caller: SandboxCaller, maxBytes: number): Promise<{ ok: true; path: string; bytes: Uint8Array; truncated: boolean } | Denial>;
+  readFile(
+    path: string,
+    caller: SandboxCaller,
+    maxBytes: number,
+  ): Promise<{ ok: true; path: string; bytes: Uint8Array; truncated: boolean } | Denial>;
   /** Writes (creating parents inside the roots) without following a link at the final component. */
-  writeFile(path: string, content: string | Uint8Array, caller: SandboxCaller): Promise<{ ok: true; path: string } | Denial>;
+  writeFile(
+    path: string,
+    content: string | Uint8Array,
+    caller: SandboxCaller,
+  ): Promise<{ ok: true; path: string } | Denial>;
   /** Refuses catastrophic commands (rm -rf /, mkfs, fork bombs, …) in every mode. */
   checkCommand(command: string | string[]): { ok: true } | Denial;
   /** Runs a command with a minimal environment inside the roots; kills the whole process group on timeout. */
