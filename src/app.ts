@@ -1,20 +1,35 @@
 import type { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { runTurn, type TurnInput, type TurnResult } from "./agent/turn.ts";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { runTurn, type ToolEnvironment, type TurnInput, type TurnResult } from "./agent/turn.ts";
+import { BUILTIN_TOOLS } from "./capabilities/builtins/registry.ts";
+import { WEB_TOOLS } from "./capabilities/builtins/web-tools.ts";
+import { createRegistry, type Registry } from "./capabilities/registry.ts";
+import type { Caller } from "./capabilities/tool.ts";
 import type { Env } from "./config/env.ts";
-import { loadConfig } from "./config/load.ts";
+import { loadConfig, parseConfig } from "./config/load.ts";
 import { type FermixPaths, fermixPaths, resolveHome } from "./config/paths.ts";
+import { grantPath } from "./config/sandbox-edit.ts";
 import type { Config } from "./config/schema.ts";
+import { resolveSecret } from "./config/secrets.ts";
+import { createApprovals } from "./gateway/approvals.ts";
 import { createLanes, type Lanes } from "./gateway/lanes.ts";
+import { handleSlash } from "./gateway/slash.ts";
 import { openDatabase } from "./memory/db.ts";
 import { createMessageStore, type MessageStore } from "./memory/messages.ts";
+import { createGuardedFetch } from "./net/guarded-fetch.ts";
+import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
 import { WIRES } from "./providers/wires/registry.ts";
+import { createSandbox } from "./sandbox/create-sandbox.ts";
+import type { Sandbox } from "./sandbox/types.ts";
 
 export type AppDeps = {
   env: Env;
   fetch?: typeof fetch;
+  /** The outbound door for tools; tests hand in one with a test resolver. */
+  net?: GuardedFetch;
   now?: () => number;
   /** Daemon logs also go to stderr; an in-process `ask` keeps stderr for the user. */
   logToStderr?: boolean;
@@ -25,8 +40,12 @@ export type App = {
   config: Config;
   log: Log;
   lanes: Lanes;
+  registry: Registry;
   routes(choice?: RouteChoice): Route[];
-  ask(input: TurnInput): Promise<TurnResult>;
+  /** The sandbox as config.toml says now (grants apply without a restart). */
+  sandbox(): Sandbox;
+  /** One turn in its conversation's lane; slash commands are answered before any model sees them. */
+  ask(input: TurnInput & { caller: Caller }): Promise<TurnResult>;
   close(): void;
 };
 
@@ -37,23 +56,48 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const now = deps.now ?? Date.now;
   const knownSecrets: string[] = [];
   const log = createLog({ file: paths.logFile, stderr: deps.logToStderr, secrets: () => knownSecrets });
+  const lanes = createLanes();
+  const secrets = { env: deps.env, secretsDir: paths.secrets, profile: config.fermix_core?.profile };
+  const userHome = deps.env.HOME || homedir();
+
   // Opened on first use, so a turn that fails before reaching the store (no provider) writes nothing.
   let db: Database | undefined;
   let opened: MessageStore | undefined;
-  const open = () => {
-    if (!opened) {
+  const database = () => {
+    if (!db) {
       mkdirSync(paths.home, { recursive: true, mode: 0o700 });
       db = openDatabase(paths.db);
-      opened = createMessageStore(db, now);
     }
+    return db;
+  };
+  const open = () => {
+    opened ??= createMessageStore(database(), now);
     return opened;
   };
   const store: MessageStore = {
     history: (key) => open().history(key),
     commitTurn: (key, messages, meta) => open().commitTurn(key, messages, meta),
   };
-  const lanes = createLanes();
-  const secrets = { env: deps.env, secretsDir: paths.secrets, profile: config.fermix_core?.profile };
+
+  // The sandbox follows config.toml's [sandbox] as it is now; the rest of the config is fixed at start.
+  let sandboxSource = { mtime: configMtime(paths.config), config };
+  let sandbox = createSandbox({ userHome, fermixHome: paths.home, config: config.sandbox });
+  const currentSandbox = () => {
+    const mtime = configMtime(paths.config);
+    if (mtime !== sandboxSource.mtime) {
+      try {
+        const fresh = parseConfig(readFileSync(paths.config, "utf8"), paths.config);
+        sandbox = createSandbox({ userHome, fermixHome: paths.home, config: fresh.sandbox });
+        sandboxSource = { mtime, config: fresh };
+      } catch (err) {
+        log
+          .withTag("sandbox")
+          .warn(`config.toml changed but is not valid; keeping the previous sandbox: ${(err as Error).message}`);
+        sandboxSource = { ...sandboxSource, mtime };
+      }
+    }
+    return sandbox;
+  };
 
   const routes = (choice: RouteChoice = {}) => {
     const resolved = resolveRoutes(config, deps.env, secrets, choice);
@@ -71,28 +115,63 @@ export async function createApp(deps: AppDeps): Promise<App> {
     onFailover: (i: { from: string; to: string; failure: { message: string } }) =>
       providerLog.warn(`failing over from ${i.from} to ${i.to} after: ${i.failure.message}`),
   };
+  const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);
+  const approvals = createApprovals(database, now);
+  const net = deps.net ?? createGuardedFetch();
+  const toolLog = log.withTag("tools");
+  const toolEnvironment = (): ToolEnvironment => ({
+    sandbox: currentSandbox(),
+    net,
+    log: toolLog,
+    config,
+    approvals,
+    resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
+  });
 
   return {
     paths,
     config,
     log,
     lanes,
+    registry,
     routes,
+    sandbox: currentSandbox,
     ask: (input) =>
-      lanes.run(laneOf(input), () =>
-        runTurn(input, {
+      lanes.run(laneOf(input), async () => {
+        const reply = await handleSlash(input.text, {
+          caller: input.caller,
+          conversation: input.key,
+          approvals,
+          grant: async (path) => {
+            await grantPath(paths.config, path, (p) => currentSandbox().isGrantable(p));
+            currentSandbox();
+          },
+        });
+        if (reply !== undefined) return { response: reply, provider: "fermix", model: "slash-command", turnId: "" };
+        return runTurn(input, {
           store,
           routes,
           router,
+          registry,
+          toolEnvironment,
           now,
           agentName: config.fermix_core?.agent?.name ?? "fermix",
           timezone: config.fermix_core?.personalization?.timezone ?? "America/New_York",
-        }),
-      ),
+          onToolExecution: (e) => toolLog.debug(`${e.name} ${e.ok ? "ok" : "error"} in ${e.durationMs} ms`),
+        });
+      }),
     close: () => db?.close(),
   };
 }
 
 function laneOf(input: TurnInput): string {
   return `${input.key.channel}:${input.key.chat}:${input.key.thread ?? ""}`;
+}
+
+function configMtime(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
 }

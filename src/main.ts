@@ -15,6 +15,10 @@ const COMMANDS: Record<string, () => Promise<{ default: CliCommand }>> = {
   status: () => import("./cli/status.ts"),
   health: () => import("./cli/health.ts"),
   stop: () => import("./cli/stop.ts"),
+  capabilities: () => import("./cli/capabilities.ts"),
+  sandbox: () => import("./cli/sandbox.ts"),
+  grant: () => import("./cli/grant.ts"),
+  revoke: () => import("./cli/revoke.ts"),
   debug: () => import("./cli/debug.ts"),
 };
 

@@ -1,11 +1,18 @@
+import type { Registry } from "../capabilities/registry.ts";
+import type { Caller, DirectoryApprovals, ToolContext } from "../capabilities/tool.ts";
+import type { Config, SecretRef } from "../config/schema.ts";
 import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
 import type { ConversationKey, MessageStore } from "../memory/messages.ts";
-import { type RouterDeps, routeModelCall } from "../providers/router.ts";
+import type { GuardedFetch } from "../net/types.ts";
+import type { Log } from "../observability/log.ts";
+import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
-import type { AssistantMessage, Message, ProviderFailure, UserMessage } from "../providers/types.ts";
+import type { UserMessage } from "../providers/types.ts";
+import type { Sandbox } from "../sandbox/types.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
 import { buildSystemPrompt } from "./prompt.ts";
+import { runToolLoop, type ToolExecution } from "./tool-loop.ts";
 
 export const EmptyCompletion = defineError("empty_completion");
 export const EMPTY_REPLY = "The model sent back an empty answer, so nothing was saved. Please try again.";
@@ -13,67 +20,87 @@ export const EMPTY_REPLY = "The model sent back an empty answer, so nothing was 
 export type TurnInput = {
   key: ConversationKey;
   text: string;
-  cwd?: string;
+  /** Who is asking; a local CLI caller by default. */
+  caller?: Caller;
   choice?: RouteChoice;
   signal?: AbortSignal;
   onText?: (delta: string) => void;
+  /** Messages for the owner that do not go through the model (approval prompts). */
+  onNotice?: (text: string) => void;
 };
 
 export type TurnResult = { response: string; provider: string; model: string; turnId: string };
+
+/** What tools need from the running program, fetched per turn so a reloaded sandbox takes effect. */
+export type ToolEnvironment = {
+  sandbox: Sandbox;
+  net: GuardedFetch;
+  log: Log;
+  config: Config;
+  approvals: DirectoryApprovals;
+  resolveSecret(ref: SecretRef, slot: string): string;
+};
 
 export type TurnDeps = {
   store: MessageStore;
   routes: (choice: RouteChoice) => Route[];
   router: RouterDeps;
+  registry: Registry;
+  toolEnvironment: () => ToolEnvironment;
   now: () => number;
   agentName: string;
   timezone: string;
+  onToolExecution?: (execution: ToolExecution & { conversation: ConversationKey }) => void;
 };
 
 /**
- * One turn: history → prompt → model call (with failover) → commit. The user's message and the reply
- * are committed together only when the reply has content, so a failed, cancelled or empty turn leaves
- * the conversation exactly as it was.
+ * One turn: history → prompt → model/tool loop (with failover on the first call) → commit. Everything
+ * the turn added is committed together, and only when the final answer has content, so a failed,
+ * cancelled or empty turn leaves the conversation exactly as it was.
  */
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnResult> {
   const routes = deps.routes(input.choice ?? {});
+  const caller: Caller = input.caller ?? { trust: "operator", local: true, attended: true };
   const history = deps.store.history(input.key);
   const user: UserMessage = { role: "user", content: [{ type: "text", text: input.text }] };
+  const surface = deps.registry.surface(caller);
   const system = buildSystemPrompt({
     agentName: deps.agentName,
     now: new Date(deps.now()),
     timezone: deps.timezone,
-    cwd: input.cwd,
+    cwd: caller.cwd,
+    tools: surface,
   });
+  const signal = input.signal ?? new AbortController().signal;
+  const toolContext: ToolContext = {
+    ...deps.toolEnvironment(),
+    caller,
+    conversation: input.key,
+    signal,
+    now: deps.now,
+    notify: (text) => input.onNotice?.(text),
+    surface: () => surface,
+  };
 
-  const reply: AssistantMessage = { role: "assistant", content: [] };
-  let text = "";
-  let provider = routes[0]!.descriptor.id;
-  let model = routes[0]!.model;
-  let failure: ProviderFailure | undefined;
-  const call = { request: { system, messages: [...history, user] }, signal: input.signal, firstCall: true };
-  for await (const event of routeModelCall(routes, call, deps.router)) {
-    if (event.type === "route") {
-      provider = event.provider;
-      model = event.model;
-    } else if (event.type === "text_delta") {
-      text += event.text;
-      input.onText?.(event.text);
-    } else if (event.type === "reasoning") {
-      reply.content.push(event.part);
-    } else if (event.type === "error") {
-      failure = event.error;
-    }
-  }
-  if (input.signal?.aborted) throw abortError(input.signal);
-  if (failure) throw failureToError(failure, deps.now(), { afterOutput: text.length > 0 });
-  if (!text.trim()) throw EmptyCompletion(EMPTY_REPLY, { provider, model });
+  const result = await runToolLoop({
+    routes,
+    system,
+    messages: [...history, user],
+    tools: surface.map((t) => deps.registry.spec(t)),
+    registry: deps.registry,
+    toolContext,
+    router: deps.router,
+    signal,
+    onText: input.onText,
+    onToolExecution: (e) => deps.onToolExecution?.({ ...e, conversation: input.key }),
+  });
+  if (signal.aborted) throw abortError(signal);
+  if (!result.ok) throw failureToError(result.failure, deps.now(), { afterOutput: result.afterOutput });
+  if (!result.text.trim()) throw EmptyCompletion(EMPTY_REPLY, { provider: result.provider, model: result.model });
 
-  reply.content.push({ type: "text", text });
   const turnId = newId("turn", 6);
-  const messages: Message[] = [user, reply];
-  deps.store.commitTurn(input.key, messages, { turnId, provider, model });
-  return { response: text, provider, model, turnId };
+  deps.store.commitTurn(input.key, [user, ...result.added], { turnId, provider: result.provider, model: result.model });
+  return { response: result.text, provider: result.provider, model: result.model, turnId };
 }
 
 function abortError(signal: AbortSignal): FermixError {

@@ -50,7 +50,9 @@ const command = defineCliCommand({
             void writeOut(delta);
           }
         : undefined;
-      const done = await deliver(request, args.daemon as boolean | undefined, onText);
+      // Approval requests and other notices are for the person, never part of the answer on stdout.
+      const onNotice = (text: string) => void writeErr(`${text}\n`);
+      const done = await deliver(request, args.daemon as boolean | undefined, { onText, onNotice });
       if (json)
         await writeOut(`${JSON.stringify({ status: "ok", response: done.response, session_id: done.session_id })}\n`);
       else if (streaming && printed) await writeOut("\n");
@@ -108,14 +110,14 @@ async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
 async function deliver(
   request: AskRequest,
   daemonFlag: boolean | undefined,
-  onText?: (delta: string) => void,
+  callbacks: { onText?: (delta: string) => void; onNotice: (text: string) => void },
 ): Promise<AskDone> {
   const env = processEnv();
   const paths = fermixPaths(resolveHome(env));
   if (daemonFlag !== false) {
     // Connecting is the test: a missing or stale socket fails at once with not_running.
     try {
-      return await createDaemonClient(paths.socket).ask(request, { onText });
+      return await createDaemonClient(paths.socket).ask(request, callbacks);
     } catch (err) {
       if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
     }
@@ -123,7 +125,7 @@ async function deliver(
   const [{ createApp }, { askLocally }] = await Promise.all([import("../app.ts"), import("../gateway/local-ask.ts")]);
   const app = await createApp({ env });
   try {
-    return await askLocally(app, request, { onText });
+    return await askLocally(app, request, callbacks);
   } finally {
     app.close();
   }

@@ -9,6 +9,10 @@ Commands:
   status           Show whether the daemon runs: pid, version, uptime
   health           Check that the daemon answers
   stop             Stop the running daemon
+  capabilities     List the tools the agent can use (--kind K, --json)
+  sandbox          status | explain PATH | mode strict|standard|open
+  grant path P     Let the agent's tools use directory P
+  revoke path P    Take directory P back
   help             Show this help
 
 Options:

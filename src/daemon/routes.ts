@@ -129,7 +129,11 @@ async function ask(req: Request, state: DaemonState): Promise<Response> {
           out.enqueue(encoder.encode(": keep-alive\n\n"));
         } catch {}
       }, 5000);
-      askLocally(state.app, parsed.output, { signal: controller.signal, onText: (delta) => send("text", { delta }) })
+      askLocally(state.app, parsed.output, {
+        signal: controller.signal,
+        onText: (delta) => send("text", { delta }),
+        onNotice: (text) => send("notice", { text }),
+      })
         .then((done) => send("done", done))
         .catch((err) => send("error", serialise(toFermixError(err))))
         .finally(() => {

@@ -11,7 +11,7 @@ import type { AskDone, AskRequest } from "../protocol/schemas.ts";
 export async function askLocally(
   app: App,
   request: AskRequest,
-  opts: { signal?: AbortSignal; onText?: (delta: string) => void } = {},
+  opts: { signal?: AbortSignal; onText?: (delta: string) => void; onNotice?: (text: string) => void } = {},
 ): Promise<AskDone> {
   const sessionId = request.session_id ?? newId("ses");
   const controller = new AbortController();
@@ -30,10 +30,12 @@ export async function askLocally(
     const result = await app.ask({
       key: { channel: "cli", chat: sessionId },
       text: request.text,
-      cwd: request.cwd,
+      // The CLI runs as the owner on this machine (the socket is the owner's alone).
+      caller: { trust: "operator", local: true, attended: true, cwd: request.cwd },
       choice: { provider: request.provider, model: request.model },
       signal: controller.signal,
       onText: opts.onText,
+      onNotice: opts.onNotice,
     });
     return { response: result.response, session_id: sessionId, provider: result.provider, model: result.model };
   } finally {

@@ -25,4 +25,17 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
   END;
   `,
+  // 2: directory-access approvals waiting for the owner's /confirm. Only a hash of the token is kept.
+  `
+  CREATE TABLE approvals (
+    token_hash TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    thread TEXT NOT NULL DEFAULT '',
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER
+  );
+  `,
 ];

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { FermixError, fromSerialized } from "../error.ts";
 import {
   AskDone,
+  AskNotice,
   type AskRequest,
   AskText,
   ErrorBody,
@@ -57,7 +58,7 @@ export function createDaemonClient(socketPath: string) {
     /** Runs a turn in the daemon; text deltas go to `onText`, the final answer is returned. */
     async ask(
       request: AskRequest,
-      opts: { signal?: AbortSignal; onText?: (delta: string) => void } = {},
+      opts: { signal?: AbortSignal; onText?: (delta: string) => void; onNotice?: (text: string) => void } = {},
     ): Promise<AskDone> {
       const response = await send("/v1/ask", {
         method: "POST",
@@ -71,6 +72,7 @@ export function createDaemonClient(socketPath: string) {
         onEvent(event) {
           const data = JSON.parse(event.data);
           if (event.event === "text") opts.onText?.(v.parse(AskText, data).delta);
+          else if (event.event === "notice") opts.onNotice?.(v.parse(AskNotice, data).text);
           else if (event.event === "done") done = v.parse(AskDone, data);
           else if (event.event === "error") failure = fromSerialized(v.parse(ErrorBody, data));
         },

@@ -44,8 +44,12 @@ export const AskDone = v.object({
 });
 export type AskDone = v.InferOutput<typeof AskDone>;
 
-/** SSE event names of `POST /v1/ask`: `text` (a delta), then exactly one `done` or `error`. */
+/**
+ * SSE event names of `POST /v1/ask`: `text` (a delta) and `notice` (a message for the owner that does
+ * not come from the model, such as an approval request), then exactly one `done` or `error`.
+ */
 export const AskText = v.object({ delta: v.string() });
+export const AskNotice = v.object({ text: v.string() });
 
 export const Health = v.object({ ok: v.boolean(), version: v.string(), pid: v.number() });
 export type Health = v.InferOutput<typeof Health>;

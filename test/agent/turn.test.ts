@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { EMPTY_REPLY, runTurn } from "../../src/agent/turn.ts";
+import { EMPTY_REPLY, runTurn, type ToolEnvironment } from "../../src/agent/turn.ts";
+import { createRegistry } from "../../src/capabilities/registry.ts";
 import { migrate } from "../../src/memory/db.ts";
 import { createMessageStore } from "../../src/memory/messages.ts";
 import { findProvider } from "../../src/providers/descriptors.ts";
@@ -26,6 +27,8 @@ function setup(scripts: Record<string, StreamEvent[][]>) {
     store,
     routes,
     router: { wires, fetch, sleep: async () => {} },
+    registry: createRegistry([]),
+    toolEnvironment: () => ({}) as ToolEnvironment,
     now: () => NOW,
     agentName: "fermix",
     timezone: "Europe/Berlin",
@@ -38,7 +41,15 @@ describe("a turn", () => {
     const { store, calls, deps } = setup({ openai: [text("first answer"), text("second answer")] });
     const deltas: string[] = [];
     await runTurn({ key, text: "one" }, deps);
-    const result = await runTurn({ key, text: "two", onText: (d) => deltas.push(d), cwd: "/w/p" }, deps);
+    const result = await runTurn(
+      {
+        key,
+        text: "two",
+        onText: (d) => deltas.push(d),
+        caller: { trust: "operator", local: true, attended: true, cwd: "/w/p" },
+      },
+      deps,
+    );
     expect(result).toMatchObject({ response: "second answer", provider: "openai", model: "gpt-5.5" });
     expect(deltas).toEqual(["second answer"]);
     expect(calls[1]!.request.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);

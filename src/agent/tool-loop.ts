@@ -1,0 +1,146 @@
+import type { Registry, ToolOutcome } from "../capabilities/registry.ts";
+import type { ToolContext } from "../capabilities/tool.ts";
+import { defineError } from "../error.ts";
+import { type RouterDeps, routeModelCall } from "../providers/router.ts";
+import type { Route } from "../providers/routes.ts";
+import type {
+  AssistantMessage,
+  Message,
+  ProviderFailure,
+  ToolCallPart,
+  ToolResultMessage,
+  ToolSpec,
+} from "../providers/types.ts";
+import { createLoopDetector, LOOP_ABORT_AT, LOOP_WARN_AT } from "./loop-detector.ts";
+
+export const LoopDetected = defineError("loop_detected");
+export const IterationLimit = defineError("iteration_limit");
+export const DEFAULT_ITERATION_LIMIT = 100;
+
+export type ToolExecution = { name: string; durationMs: number; ok: boolean };
+
+export type LoopInput = {
+  routes: Route[];
+  system: string;
+  /** The conversation so far, ending with the new user message. */
+  messages: Message[];
+  tools: ToolSpec[];
+  registry: Registry;
+  toolContext: ToolContext;
+  router: RouterDeps;
+  signal?: AbortSignal;
+  iterationLimit?: number;
+  onText?: (delta: string) => void;
+  onToolExecution?: (execution: ToolExecution) => void;
+};
+
+export type LoopResult =
+  | { ok: true; text: string; added: Message[]; provider: string; model: string }
+  | { ok: false; failure: ProviderFailure; afterOutput: boolean; provider: string };
+
+/**
+ * The model/tool loop: call the model; run the tools it asks for (reads in parallel, the rest in
+ * order); hand the results back; repeat until it answers without tools. Failover is possible only on
+ * the first call — after that the loop stays on the route that started it.
+ */
+export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
+  const limit = input.iterationLimit ?? DEFAULT_ITERATION_LIMIT;
+  const detector = createLoopDetector();
+  const messages = [...input.messages];
+  const added: Message[] = [];
+  let routes = input.routes;
+  let provider = routes[0]!.descriptor.id;
+  let model = routes[0]!.model;
+  let shownText = false;
+
+  for (let iteration = 1; iteration <= limit; iteration++) {
+    const reply: AssistantMessage = { role: "assistant", content: [] };
+    const calls: ToolCallPart[] = [];
+    let text = "";
+    let failure: ProviderFailure | undefined;
+    const call = {
+      request: { system: input.system, messages, tools: input.tools.length ? input.tools : undefined },
+      signal: input.signal,
+      firstCall: iteration === 1,
+    };
+    for await (const event of routeModelCall(routes, call, input.router)) {
+      if (event.type === "route") {
+        provider = event.provider;
+        model = event.model;
+      } else if (event.type === "text_delta") {
+        // Commentary before a tool call and the final answer are separate paragraphs on screen.
+        if (!text && shownText) input.onText?.("\n\n");
+        text += event.text;
+        shownText = true;
+        input.onText?.(event.text);
+      } else if (event.type === "tool_call") calls.push(event.call);
+      else if (event.type === "reasoning") reply.content.push(event.part);
+      else if (event.type === "error") failure = event.error;
+    }
+    if (failure) return { ok: false, failure, afterOutput: shownText || added.length > 0, provider };
+    // Pin the winning route for the rest of the turn.
+    routes = routes.filter((r) => r.descriptor.id === provider);
+
+    if (text) reply.content.push({ type: "text", text });
+    reply.content.push(...calls);
+    if (!calls.length) {
+      added.push(reply);
+      return { ok: true, text, added, provider, model };
+    }
+    messages.push(reply);
+    added.push(reply);
+
+    const verdicts = calls.map((c) => detector.observe(c));
+    if (verdicts.includes("abort")) {
+      throw LoopDetected(
+        `Repeated tool call loop detected: the model made the same call ${LOOP_ABORT_AT} times, so the turn was stopped`,
+      );
+    }
+    const outcomes = await runCalls(calls, input);
+    outcomes.forEach((outcome, i) => {
+      const call = calls[i]!;
+      let content = outcome.content;
+      if (verdicts[i] === "warn") {
+        content += `\n\n[fermix: this exact ${call.name} call has now been made ${LOOP_WARN_AT}+ times; it will not give a different result. Change approach or answer with what you have.]`;
+      }
+      const result: ToolResultMessage = {
+        role: "tool",
+        toolCallId: call.id,
+        toolName: call.name,
+        content,
+        isError: outcome.isError,
+      };
+      messages.push(result);
+      added.push(result);
+    });
+  }
+  throw IterationLimit(`the turn reached its limit of ${limit} model calls without a final answer`);
+}
+
+/** Read-only calls run together; a write or an exec waits for everything asked before it. */
+async function runCalls(calls: ToolCallPart[], input: LoopInput): Promise<ToolOutcome[]> {
+  const outcomes: ToolOutcome[] = new Array(calls.length);
+  let batch: Array<Promise<void>> = [];
+  const record = (i: number) => async () => {
+    const outcome = await input.registry.dispatch(calls[i]!, input.toolContext);
+    input.onToolExecution?.({ name: outcome.name, durationMs: outcome.durationMs, ok: !outcome.isError });
+    outcomes[i] = outcome;
+  };
+  const surface = new Map(input.toolContext.surface().map((t) => [t.name, t]));
+  for (let i = 0; i < calls.length; i++) {
+    if (input.signal?.aborted) break;
+    const readOnly = surface.get(calls[i]!.name)?.readOnly === true;
+    if (readOnly) {
+      batch.push(record(i)());
+      continue;
+    }
+    await Promise.all(batch);
+    batch = [];
+    await record(i)();
+  }
+  await Promise.all(batch);
+  for (let i = 0; i < calls.length; i++) {
+    outcomes[i] ??= { name: calls[i]!.name, durationMs: 0, isError: true, content: "cancelled" };
+  }
+  return outcomes;
+}

@@ -1,0 +1,24 @@
+import type { AnyTool } from "../tool.ts";
+import { contentSearch } from "./content-search.ts";
+import { fileEdit } from "./file-edit.ts";
+import { fileRead } from "./file-read.ts";
+import { fileWrite } from "./file-write.ts";
+import { gitRead, gitWrite } from "./git.ts";
+import { globSearch } from "./glob-search.ts";
+import { requestDirectoryAccess } from "./request-directory-access.ts";
+import { shell } from "./shell.ts";
+import { toolHelp } from "./tool-help.ts";
+
+/** Every built-in tool, one line each; the order is the catalog's order. */
+export const BUILTIN_TOOLS: readonly AnyTool[] = [
+  fileRead,
+  fileWrite,
+  fileEdit,
+  globSearch,
+  contentSearch,
+  shell,
+  gitRead,
+  gitWrite,
+  toolHelp,
+  requestDirectoryAccess,
+];

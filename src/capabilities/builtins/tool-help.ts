@@ -1,0 +1,30 @@
+import * as v from "valibot";
+import { createRegistry } from "../registry.ts";
+import { defineTool } from "../tool.ts";
+
+export const toolHelp = defineTool({
+  name: "tool_help",
+  description: "Show one tool's full argument schema, limits and failure modes.",
+  policy: "meta",
+  readOnly: true,
+  parameters: v.object({ name: v.pipe(v.string(), v.minLength(1)) }),
+  async execute(args, ctx) {
+    // Only tools this caller may use: a guest cannot read the schema of a tool it cannot call.
+    const tool = ctx.surface().find((t) => t.name === args.name);
+    if (!tool) {
+      const names = ctx.surface().map((t) => t.name);
+      return {
+        isError: true,
+        content: `There is no tool named "${args.name}" available here. Available: ${names.join(", ")}`,
+      };
+    }
+    const spec = createRegistry([tool]).spec(tool);
+    return [
+      `${tool.name}: ${tool.description}`,
+      tool.help ?? "",
+      `Arguments (JSON Schema):\n${JSON.stringify(spec.parameters, null, 2)}`,
+    ]
+      .filter(Boolean)
+      .join("\n\n");
+  },
+});

@@ -1,0 +1,103 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import type { ToolCallPart, ToolSpec } from "../providers/types.ts";
+import { mayUse } from "./policy.ts";
+import type { AnyTool, Caller, ToolContext, ToolResult } from "./tool.ts";
+
+/** What a model sees of one tool result, at most; longer output is cut with a note saying so. */
+export const MAX_RESULT_CHARS = 32_000;
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+export type ToolOutcome = ToolResult & { name: string; durationMs: number };
+
+/** One registry for every tool: built-ins now, skills, plugins and MCP later. */
+export function createRegistry(tools: readonly AnyTool[]) {
+  const byName = new Map<string, AnyTool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
+    byName.set(tool.name, tool);
+  }
+  const specCache = new Map<string, ToolSpec>();
+
+  const registry = {
+    all: (): AnyTool[] => [...byName.values()],
+
+    /** The tools this caller may see and call. */
+    surface: (caller: Caller): AnyTool[] => [...byName.values()].filter((t) => mayUse(t, caller)),
+
+    spec(tool: AnyTool): ToolSpec {
+      let spec = specCache.get(tool.name);
+      if (!spec) {
+        const { $schema: _, ...parameters } = toJsonSchema(tool.parameters, { errorMode: "ignore" }) as Record<
+          string,
+          unknown
+        >;
+        spec = { name: tool.name, description: tool.description, parameters };
+        specCache.set(tool.name, spec);
+      }
+      return spec;
+    },
+
+    /**
+     * Runs one call from the model. Nothing here throws: an unknown or forbidden tool, bad arguments,
+     * a timeout or a crash all come back as an error result the model can read and correct.
+     */
+    async dispatch(call: ToolCallPart, ctx: ToolContext): Promise<ToolOutcome> {
+      const started = performance.now();
+      const done = (result: ToolResult): ToolOutcome => ({
+        ...capped(result),
+        name: call.name,
+        durationMs: Math.round(performance.now() - started),
+      });
+      const tool = byName.get(call.name);
+      // A tool outside the caller's surface is reported exactly like one that does not exist.
+      if (!tool || !mayUse(tool, ctx.caller)) {
+        return done({ isError: true, content: `There is no tool named "${call.name}" available here.` });
+      }
+      const parsed = v.safeParse(tool.parameters, call.arguments);
+      if (!parsed.success) return done({ isError: true, content: describeIssues(call.name, parsed.issues) });
+      try {
+        const result = await withTimeout(
+          tool.execute(parsed.output, ctx),
+          tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+          ctx.signal,
+        );
+        return done(typeof result === "string" ? { content: result } : result);
+      } catch (err) {
+        return done({
+          isError: true,
+          content: `${call.name} failed: ${err instanceof Error ? err.message : String(err)}`,
+        });
+      }
+    },
+  };
+  return registry;
+}
+
+export type Registry = ReturnType<typeof createRegistry>;
+
+function describeIssues(tool: string, issues: readonly v.BaseIssue<unknown>[]): string {
+  const lines = issues.slice(0, 5).map((issue) => {
+    const path = issue.path?.map((p) => String(p.key)).join(".") || "arguments";
+    return `- ${path}: ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool}; fix them and call it again:\n${lines.join("\n")}`;
+}
+
+function capped(result: ToolResult): ToolResult {
+  if (result.content.length <= MAX_RESULT_CHARS) return result;
+  const cut = result.content.slice(0, MAX_RESULT_CHARS);
+  return { ...result, content: `${cut}\n[output cut at ${MAX_RESULT_CHARS} of ${result.content.length} characters]` };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${Math.round(ms / 1000)} s`)), ms);
+    const onAbort = () => reject(new Error("cancelled"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    });
+  });
+}

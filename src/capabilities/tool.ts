@@ -1,0 +1,79 @@
+import type * as v from "valibot";
+import type { Config, SecretRef } from "../config/schema.ts";
+import type { ConversationKey } from "../memory/messages.ts";
+import type { GuardedFetch } from "../net/types.ts";
+import type { Log } from "../observability/log.ts";
+import type { Sandbox, SandboxCaller } from "../sandbox/types.ts";
+
+export type Trust = "operator" | "guest";
+
+/**
+ * What a tool can touch. The trust level decides which classes a caller may use at all:
+ * a guest gets read-only chat, without the owner's workspace, exec, network or job data.
+ */
+export type PolicyClass =
+  | "meta" // about the tools themselves (tool_help)
+  | "workspace_read" // reads the owner's files and repos
+  | "workspace_write"
+  | "exec"
+  | "network"
+  | "job_read"
+  | "job_write"
+  | "approval"; // asks the owner for something (directory access)
+
+/** The caller of a turn, as far as tools are concerned. */
+export type Caller = SandboxCaller & {
+  /** A person is waiting on this turn (CLI, chat), as opposed to a scheduled job. */
+  attended: boolean;
+};
+
+/** Everything a tool may use, passed in (no ambient state). */
+export type ToolContext = {
+  caller: Caller;
+  conversation: ConversationKey;
+  signal: AbortSignal;
+  sandbox: Sandbox;
+  net: GuardedFetch;
+  log: Log;
+  now: () => number;
+  config: Config;
+  /** Shows the owner something directly (not through the model): an approval prompt, a warning. */
+  notify(text: string): void;
+  /** Resolves a configured secret (plaintext, "@keyring", "$ENV", a source table); throws when unavailable. */
+  resolveSecret(ref: SecretRef, slot: string): string;
+  /** The tools this caller may use, for tool_help. */
+  surface(): readonly AnyTool[];
+  approvals: DirectoryApprovals;
+};
+
+export type ToolResult = { content: string; isError?: boolean };
+
+export type Tool<S extends v.GenericSchema = v.GenericSchema> = {
+  name: string;
+  /** One line for the catalog and the provider's tool list. */
+  description: string;
+  parameters: S;
+  policy: PolicyClass;
+  /** Reads run in parallel when the model asks for several at once; anything else runs in order. */
+  readOnly: boolean;
+  /** Only for an attended operator turn (never guests, jobs or unattended runs). */
+  attendedOperatorOnly?: boolean;
+  /** Longer notes for tool_help: limits and failure modes. */
+  help?: string;
+  timeoutMs?: number;
+  execute(args: v.InferOutput<S>, ctx: ToolContext): Promise<ToolResult | string>;
+};
+
+/** A tool of any argument shape, as a registry holds them. */
+export type AnyTool = Tool<any>;
+
+/** Declares a built-in, skill, plugin or MCP tool. `parameters` is a valibot object schema. */
+export function defineTool<S extends v.GenericSchema>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+/** Pending directory grants, single use, bound to one conversation, expiring (see approvals.ts). */
+export type DirectoryApprovals = {
+  request(input: { path: string; reason: string; conversation: ConversationKey }): { token: string; expiresAt: number };
+  confirm(token: string, conversation: ConversationKey): { ok: true; path: string } | { ok: false; reason: string };
+};

@@ -1,0 +1,58 @@
+import { BUILTIN_TOOLS } from "../capabilities/builtins/registry.ts";
+import { WEB_TOOLS } from "../capabilities/builtins/web-tools.ts";
+import { createRegistry } from "../capabilities/registry.ts";
+import { parseStrict } from "./args.ts";
+import { defineCliCommand } from "./command.ts";
+import { UsageError } from "./exit.ts";
+import { answerQuery } from "./query.ts";
+
+const KINDS = ["builtin", "skill", "mcp", "plugin"] as const;
+type Kind = (typeof KINDS)[number];
+
+type Row = { name: string; kind: Kind; description: string; policy: string; read_only: boolean };
+
+const command = defineCliCommand({
+  meta: {
+    name: "capabilities",
+    usage: "capabilities [--kind K] [--json]",
+    description:
+      "List every tool the agent can use as the owner: built-ins now, skills, MCP and plugins as they arrive.",
+  },
+  options: {
+    kind: { type: "string", valueHint: "K", description: `only this kind (${KINDS.join(", ")})` },
+    json: { type: "boolean", description: "print the typed JSON envelope" },
+  },
+  run(rawArgs) {
+    const args = parseStrict(rawArgs, command.options, "capabilities");
+    const kind = args.kind as string | undefined;
+    if (kind !== undefined && !KINDS.includes(kind as Kind)) {
+      throw UsageError(`capabilities: --kind must be one of ${KINDS.join(", ")}`);
+    }
+    return answerQuery({
+      json: args.json === true,
+      query: async () => listCapabilities().filter((row) => !kind || row.kind === kind),
+      render: renderRows,
+      toJson: (rows) => ({ capabilities: rows }),
+    });
+  },
+});
+
+export default command;
+
+function listCapabilities(): Row[] {
+  const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);
+  const operator = { trust: "operator" as const, local: true, attended: true };
+  return registry.surface(operator).map((tool) => ({
+    name: tool.name,
+    kind: "builtin",
+    description: tool.description,
+    policy: tool.policy,
+    read_only: tool.readOnly,
+  }));
+}
+
+function renderRows(rows: Row[]): string {
+  const count = (k: Kind) => rows.filter((r) => r.kind === k).length;
+  const head = `capabilities: ${rows.length} (builtin ${count("builtin")}, skill ${count("skill")}, mcp ${count("mcp")})`;
+  return `${[head, ...rows.map((r) => `- ${r.name} [${r.kind}] ${r.description}`)].join("\n")}\n`;
+}

@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createApp } from "../../src/app.ts";
+import { startFakeOpenAIResponses } from "../fake/llm.ts";
+import { tempHome } from "../fixture/home.ts";
+
+const KEY = "sk-test-guest-0123456789abcdef";
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+// Owner data and actions: none of these may reach a guest, on the wire or by name.
+const FORBIDDEN = [
+  "shell",
+  "file_read",
+  "file_write",
+  "file_edit",
+  "glob_search",
+  "content_search",
+  "git_read",
+  "git_write",
+  "web_fetch",
+  "web_search",
+  "request_directory_access",
+];
+
+async function setup() {
+  const h = tempHome();
+  const fake = await startFakeOpenAIResponses({ apiKey: KEY });
+  cleanups.push(
+    () => h[Symbol.asyncDispose](),
+    () => fake.close(),
+  );
+  const app = await createApp({
+    env: { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl },
+  });
+  cleanups.push(() => app.close());
+  return { app, fake };
+}
+
+describe("a guest turn", () => {
+  test("the provider request carries no exec, network, workspace-read or approval tool, nor does the prompt", async () => {
+    const { app, fake } = await setup();
+    await app.ask({
+      key: { channel: "telegram", chat: "42" },
+      text: "hi",
+      caller: { trust: "guest", local: false, attended: true },
+    });
+    const body = fake.requests[0]!.body;
+    const offered: string[] = (body.tools ?? []).map((t: any) => t.name);
+    for (const name of FORBIDDEN) {
+      expect(offered).not.toContain(name);
+      expect(body.instructions).not.toContain(`- ${name}:`);
+    }
+    expect(offered).toEqual(["tool_help"]);
+  });
+
+  test("calling a forbidden tool by name is refused like an unknown tool, and tool_help will not describe it", async () => {
+    const { app, fake } = await setup();
+    fake.enqueue({
+      kind: "tool_calls",
+      calls: [
+        { name: "shell", arguments: { command: "echo pwned > /tmp/fermix-guest-pwned" } },
+        { name: "file_read", arguments: { path: "/etc/hostname" } },
+        { name: "tool_help", arguments: { name: "shell" } },
+      ],
+    });
+    fake.setDefault({ kind: "text", text: "ok" });
+    await app.ask({
+      key: { channel: "telegram", chat: "42" },
+      text: "hi",
+      caller: { trust: "guest", local: false, attended: true },
+    });
+    const outputs = (fake.requests[1]!.body.input as any[])
+      .filter((i) => i.type === "function_call_output")
+      .map((i) => i.output);
+    expect(outputs[0]).toBe('There is no tool named "shell" available here.');
+    expect(outputs[1]).toBe('There is no tool named "file_read" available here.');
+    expect(outputs[2]).toContain('There is no tool named "shell" available here');
+    expect(await Bun.file("/tmp/fermix-guest-pwned").exists()).toBe(false);
+  });
+
+  test("the owner's surface has every built-in", async () => {
+    const { app, fake } = await setup();
+    await app.ask({
+      key: { channel: "cli", chat: "o" },
+      text: "hi",
+      caller: { trust: "operator", local: true, attended: true },
+    });
+    const offered: string[] = fake.requests[0]!.body.tools.map((t: any) => t.name);
+    for (const name of FORBIDDEN) expect(offered).toContain(name);
+  });
+});
