@@ -157,7 +157,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
           now,
           agentName: config.fermix_core?.agent?.name ?? "fermix",
           timezone: config.fermix_core?.personalization?.timezone ?? "America/New_York",
-          onToolExecution: (e) => toolLog.debug(`${e.name} ${e.ok ? "ok" : "error"} in ${e.durationMs} ms`),
+          onToolExecution: (e) =>
+            toolLog.info(
+              `${e.name} ${e.ok ? "ok" : "error"} in ${e.durationMs} ms (${e.conversation.channel}:${e.conversation.chat})`,
+            ),
         });
       }),
     close: () => db?.close(),

@@ -1,13 +1,12 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { tempHome } from "../fixture/home.ts";
+import { toolOutputs } from "../fixture/tool-outputs.ts";
 
 const KEY = "sk-test-guest-0123456789abcdef";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const defer = cleanupAfterEach();
 
 // Owner data and actions: none of these may reach a guest, on the wire or by name.
 const FORBIDDEN = [
@@ -27,14 +26,12 @@ const FORBIDDEN = [
 async function setup() {
   const h = tempHome();
   const fake = await startFakeOpenAIResponses({ apiKey: KEY });
-  cleanups.push(
-    () => h[Symbol.asyncDispose](),
-    () => fake.close(),
-  );
+  defer(() => h[Symbol.asyncDispose]());
+  defer(() => fake.close());
   const app = await createApp({
     env: { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl },
   });
-  cleanups.push(() => app.close());
+  defer(() => app.close());
   return { app, fake };
 }
 
@@ -71,9 +68,7 @@ describe("a guest turn", () => {
       text: "hi",
       caller: { trust: "guest", local: false, attended: true },
     });
-    const outputs = (fake.requests[1]!.body.input as any[])
-      .filter((i) => i.type === "function_call_output")
-      .map((i) => i.output);
+    const outputs = toolOutputs(fake.requests[1]!);
     expect(outputs[0]).toBe('There is no tool named "shell" available here.');
     expect(outputs[1]).toBe('There is no tool named "file_read" available here.');
     expect(outputs[2]).toContain('There is no tool named "shell" available here');

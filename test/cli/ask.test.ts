@@ -1,25 +1,23 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { startFakeAnthropic, startFakeChatCompletions, startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 
 const OPENAI_KEY = "sk-test-openai-0123456789abcdef";
 const ANTHROPIC_KEY = "sk-ant-test-0123456789abcdef";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const defer = cleanupAfterEach();
 
 function home() {
   const h = tempHome();
-  cleanups.push(() => h[Symbol.asyncDispose]());
+  defer(() => h[Symbol.asyncDispose]());
   return h;
 }
 
 async function openaiFake() {
   const fake = await startFakeOpenAIResponses({ apiKey: OPENAI_KEY });
-  cleanups.push(() => fake.close());
+  defer(() => fake.close());
   return fake;
 }
 
@@ -41,7 +39,7 @@ describe("fermix ask (built binary, no daemon, no config file)", () => {
   test("Anthropic from the environment answers ping", async () => {
     const h = home();
     const fake = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
-    cleanups.push(() => fake.close());
+    defer(() => fake.close());
     fake.setDefault({ kind: "text", text: "pong from claude" });
     const r = await runFermix(["ask", "ping"], {
       env: {
@@ -58,7 +56,7 @@ describe("fermix ask (built binary, no daemon, no config file)", () => {
   test("Ollama answers with no key at all", async () => {
     const h = home();
     const fake = await startFakeChatCompletions({ flavor: "ollama" });
-    cleanups.push(() => fake.close());
+    defer(() => fake.close());
     fake.setDefault({ kind: "text", text: "pong from llama" });
     const r = await runFermix(["ask", "ping"], {
       env: { FERMIX_HOME: h.home, HOME: h.userHome, OLLAMA_BASE_URL: fake.baseUrl },

@@ -1,25 +1,21 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix, startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 
 const KEY = "sk-test-openai-0123456789abcdef";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const defer = cleanupAfterEach();
 
 async function withDaemon() {
   const h = tempHome();
   const fake = await startFakeOpenAIResponses({ apiKey: KEY });
-  cleanups.push(
-    () => h[Symbol.asyncDispose](),
-    () => fake.close(),
-  );
+  defer(() => h[Symbol.asyncDispose]());
+  defer(() => fake.close());
   const daemonEnv = { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl };
   const daemon = await startFermixDaemon(daemonEnv);
-  cleanups.push(() => daemon.stop());
+  defer(() => daemon.stop());
   // The CLI side gets no provider keys: whatever answers came through the daemon.
   const cliEnv = { FERMIX_HOME: h.home, HOME: h.userHome };
   return { h, fake, daemon, cliEnv };

@@ -1,24 +1,21 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
+import { echoToolOutputs } from "../fixture/tool-outputs.ts";
 
 const KEY = "sk-test-approval-0123456789abcdef";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const defer = cleanupAfterEach();
 
 describe("directory approval through the binary", () => {
   test("denied → request_directory_access → /confirm TOKEN in the same session → granted in config.toml", async () => {
     const h = tempHome();
     const fake = await startFakeOpenAIResponses({ apiKey: KEY });
-    cleanups.push(
-      () => h[Symbol.asyncDispose](),
-      () => fake.close(),
-    );
+    defer(() => h[Symbol.asyncDispose]());
+    defer(() => fake.close());
     const project = join(h.userHome, "project");
     const data = join(h.userHome, "data");
     mkdirSync(project, { recursive: true });
@@ -67,13 +64,7 @@ describe("directory approval through the binary", () => {
       kind: "tool_calls",
       calls: [{ name: "file_read", arguments: { path: join(data, "numbers.csv") } }],
     });
-    fake.setDefault((req) => ({
-      kind: "text",
-      text: (req.body.input as any[])
-        .filter((i) => i.type === "function_call_output")
-        .map((i) => i.output)
-        .join("\n"),
-    }));
+    echoToolOutputs(fake);
     const rerun = await runFermix(["ask", "-s", "work", "summarise ~/data/numbers.csv"], { env, cwd: project });
     expect(rerun.stdout).toContain("1,2");
   });
@@ -81,10 +72,8 @@ describe("directory approval through the binary", () => {
   test("paths the system would refuse are never offered", async () => {
     const h = tempHome();
     const fake = await startFakeOpenAIResponses({ apiKey: KEY });
-    cleanups.push(
-      () => h[Symbol.asyncDispose](),
-      () => fake.close(),
-    );
+    defer(() => h[Symbol.asyncDispose]());
+    defer(() => fake.close());
     const env = { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl };
     mkdirSync(join(h.userHome, ".ssh"), { recursive: true });
     fake.enqueue({
@@ -96,13 +85,7 @@ describe("directory approval through the binary", () => {
         { name: "request_directory_access", arguments: { path: "/etc", reason: "system" } },
       ],
     });
-    fake.setDefault((req) => ({
-      kind: "text",
-      text: (req.body.input as any[])
-        .filter((i) => i.type === "function_call_output")
-        .map((i) => i.output)
-        .join("\n"),
-    }));
+    echoToolOutputs(fake);
     const r = await runFermix(["ask", "give me everything"], { env });
     expect(r.stderr).not.toContain("/confirm");
     expect(r.stdout.match(/Not offered to the owner/g)).toHaveLength(4);

@@ -1,14 +1,12 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { startFakeAnthropic, startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 
 const OPENAI_KEY = "sk-test-openai-0123456789abcdef";
 const ANTHROPIC_KEY = "sk-ant-test-0123456789abcdef";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const defer = cleanupAfterEach();
 
 /** OpenAI is the primary (catalog order, zero config), Anthropic the fallback. */
 async function twoProviders(openaiKey = OPENAI_KEY) {
@@ -16,11 +14,9 @@ async function twoProviders(openaiKey = OPENAI_KEY) {
   const openai = await startFakeOpenAIResponses({ apiKey: OPENAI_KEY });
   const anthropic = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
   anthropic.setDefault({ kind: "text", text: "answer from the fallback" });
-  cleanups.push(
-    () => h[Symbol.asyncDispose](),
-    () => openai.close(),
-    () => anthropic.close(),
-  );
+  defer(() => h[Symbol.asyncDispose]());
+  defer(() => openai.close());
+  defer(() => anthropic.close());
   const env = {
     FERMIX_HOME: h.home,
     HOME: h.userHome,

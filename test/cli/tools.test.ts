@@ -1,29 +1,21 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type FakeLlm, type RecordedRequest, startFakeOpenAIResponses } from "../fake/llm.ts";
+import { startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
+import { echoToolOutputs } from "../fixture/tool-outputs.ts";
 
 const KEY = "sk-test-tools-0123456789abcdef";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-/** What the tools returned, as the model saw them in its last request. */
-function toolOutputs(req: RecordedRequest): string[] {
-  return (req.body.input as any[]).filter((i) => i.type === "function_call_output").map((i) => String(i.output));
-}
+const defer = cleanupAfterEach();
 
 /** A temp project under the (temp) user home, so standard mode admits it as the caller's cwd. */
 async function project() {
   const h = tempHome();
   const fake = await startFakeOpenAIResponses({ apiKey: KEY });
-  cleanups.push(
-    () => h[Symbol.asyncDispose](),
-    () => fake.close(),
-  );
+  defer(() => h[Symbol.asyncDispose]());
+  defer(() => fake.close());
   const dir = join(h.userHome, "project");
   mkdirSync(join(dir, "src"), { recursive: true });
   writeFileSync(join(dir, "README.md"), "# Demo project\nIt parses things.\n");
@@ -31,11 +23,6 @@ async function project() {
   writeFileSync(join(dir, "src", "main.ts"), "import { x } from './parser';\n// TODO: wire the CLI\nconsole.log(x);\n");
   const env = { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl };
   return { h, fake, dir, env };
-}
-
-/** The model's last word repeats every tool output it was given, so the reply shows what the tools returned. */
-function echoToolOutputs(fake: FakeLlm) {
-  fake.setDefault((req) => ({ kind: "text", text: `Here is what I found:\n${toolOutputs(req).join("\n---\n")}` }));
 }
 
 describe("fermix ask with tools (built binary, fake provider that asks for tools)", () => {

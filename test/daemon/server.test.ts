@@ -1,30 +1,28 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { createApp } from "../../src/app.ts";
 import { startDaemon } from "../../src/daemon/server.ts";
 import { createDaemonClient } from "../../src/protocol/client.ts";
 import { PROTOCOL_HEADER } from "../../src/protocol/schemas.ts";
 import { type FakeLlm, startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { type TempHome, tempHome } from "../fixture/home.ts";
 
 const KEY = "sk-test-daemon-0123456789";
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const defer = cleanupAfterEach();
 
 async function daemonOn(h: TempHome, fake: FakeLlm) {
   const app = await createApp({ env: { FERMIX_HOME: h.home, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl } });
   const daemon = await startDaemon(app);
-  cleanups.push(() => daemon.stop());
+  defer(() => daemon.stop());
   return { app, daemon, client: createDaemonClient(daemon.socket) };
 }
 
 async function setup() {
   const h = tempHome();
-  cleanups.push(() => h[Symbol.asyncDispose]());
+  defer(() => h[Symbol.asyncDispose]());
   const fake = await startFakeOpenAIResponses({ apiKey: KEY });
-  cleanups.push(() => fake.close());
+  defer(() => fake.close());
   return { h, fake, ...(await daemonOn(h, fake)) };
 }
 
@@ -141,9 +139,9 @@ describe("daemon", () => {
 
   test("a stale socket and lock from a dead daemon are cleared", async () => {
     const h = tempHome();
-    cleanups.push(() => h[Symbol.asyncDispose]());
+    defer(() => h[Symbol.asyncDispose]());
     const fake = await startFakeOpenAIResponses({ apiKey: KEY });
-    cleanups.push(() => fake.close());
+    defer(() => fake.close());
     mkdirSync(h.home, { recursive: true, mode: 0o700 });
     writeFileSync(`${h.home}/daemon.sock`, "");
     // A pid that cannot be alive (above the kernel's pid_max).
