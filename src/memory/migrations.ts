@@ -38,4 +38,18 @@ export const MIGRATIONS: readonly string[] = [
     used_at INTEGER
   );
   `,
+  // 3: compaction. A summary stands in for a conversation's messages up to covers_up_to; the messages
+  // themselves stay (and stay searchable).
+  `
+  CREATE TABLE summaries (
+    id INTEGER PRIMARY KEY,
+    channel TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    thread TEXT NOT NULL DEFAULT '',
+    covers_up_to INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX summaries_by_conversation ON summaries (channel, chat, thread, id);
+  `,
 ];
