@@ -1,0 +1,122 @@
+import * as v from "valibot";
+import { processEnv } from "../config/env.ts";
+import { fermixPaths, resolveHome } from "../config/paths.ts";
+import { FermixError, fromSerialized } from "../error.ts";
+import { ErrorBody, PROTOCOL_HEADER, PROTOCOL_VERSION } from "../protocol/schemas.ts";
+import { createSkillCatalog, type Skill, type SkillCatalog } from "../skills/catalog.ts";
+import { renderLoadError, renderReload, SkillReloadReport, sourceLabel } from "../skills/report.ts";
+import { parseStrict } from "./args.ts";
+import { defineCliCommand } from "./command.ts";
+import { EXIT, UsageError } from "./exit.ts";
+import { writeOut } from "./output.ts";
+import { answerQuery } from "./query.ts";
+
+const command = defineCliCommand({
+  meta: {
+    name: "skills",
+    usage: "skills list [--json] | view NAME [FILE] | reload",
+    description:
+      "List the skills the agent can use (bundled and $FERMIX_HOME/skills), print one skill or one of its files, or reload them.",
+  },
+  options: { json: { type: "boolean", description: "list as the typed JSON envelope" } },
+  async run(rawArgs) {
+    const args = parseStrict(rawArgs, command.options, "skills");
+    const [sub = "list", name, file, extra] = args._;
+    switch (sub) {
+      case "list": {
+        if (name !== undefined) throw UsageError(`skills list: unexpected argument "${name}"`);
+        const catalog = localCatalog();
+        return answerQuery({
+          json: args.json === true,
+          query: () => catalog.load(),
+          render: ({ skills, errors }) => renderList(skills, errors.map(renderLoadError)),
+          toJson: ({ skills, errors }) => ({ skills: skills.map(skillJson), errors }),
+        });
+      }
+      case "view": {
+        if (!name) throw UsageError("skills view: give the NAME of a skill (fermix skills list shows them)");
+        if (extra !== undefined) throw UsageError(`skills view: unexpected argument "${extra}"`);
+        const view = await localCatalog().view(name, file);
+        await writeOut(`${view.text.trimEnd()}\n`);
+        return EXIT.ok;
+      }
+      case "reload": {
+        if (name !== undefined) throw UsageError(`skills reload: unexpected argument "${name}"`);
+        await writeOut(`${await reload()}\n`);
+        return EXIT.ok;
+      }
+      default:
+        throw UsageError(`skills: unknown subcommand "${sub}" (list, view, reload)`);
+    }
+  },
+});
+
+export default command;
+
+function localCatalog(): SkillCatalog {
+  return createSkillCatalog({ homeSkillsDir: fermixPaths(resolveHome(processEnv())).skills });
+}
+
+function renderList(skills: Skill[], errors: string[]): string {
+  const width = Math.max(0, ...skills.map((s) => s.name.length));
+  const sourceWidth = Math.max(0, ...skills.map((s) => sourceLabel(s).length));
+  const lines = skills.map((s) => `${s.name.padEnd(width)}  ${sourceLabel(s).padEnd(sourceWidth)}  ${s.description}`);
+  if (!skills.length) lines.push("no skills");
+  for (const error of errors) lines.push(`error: ${error}`);
+  return `${lines.join("\n")}\n`;
+}
+
+function skillJson(skill: Skill) {
+  return {
+    name: skill.name,
+    source: skill.source,
+    description: skill.description,
+    overrides: skill.overrides ?? null,
+    allowed_tools: skill.allowedTools ?? null,
+    file: skill.file,
+    references: skill.references,
+  };
+}
+
+/**
+ * A running daemon holds its skills in memory, so it is the one to reload. Without one there is nothing
+ * to refresh: every in-process `fermix ask` reads the skill folders afresh; what they hold now is shown.
+ */
+async function reload(): Promise<string> {
+  const paths = fermixPaths(resolveHome(processEnv()));
+  const remote = await reloadDaemon(paths.socket);
+  if (remote.kind === "reloaded") return renderReload(remote.report);
+  const { skills, errors } = await localCatalog().load();
+  const note =
+    remote.kind === "not_running"
+      ? "No daemon is running, so nothing needed reloading; each `fermix ask` reads the skills afresh."
+      : "The running daemon does not support reloading skills; restart it to pick up changes.";
+  return `${note}\n${renderList(skills, errors.map(renderLoadError)).trimEnd()}`;
+}
+
+type RemoteReload = { kind: "reloaded"; report: SkillReloadReport } | { kind: "not_running" } | { kind: "unsupported" };
+
+async function reloadDaemon(socket: string): Promise<RemoteReload> {
+  let response: Response;
+  try {
+    response = await fetch("http://fermix/v1/skills/reload", {
+      method: "POST",
+      unix: socket,
+      headers: { [PROTOCOL_HEADER]: String(PROTOCOL_VERSION) },
+    } as RequestInit);
+  } catch {
+    return { kind: "not_running" };
+  }
+  const body = await response.json().catch(() => undefined);
+  if (response.status === 404) return { kind: "unsupported" };
+  if (!response.ok) {
+    const error = v.safeParse(v.object({ error: ErrorBody }), body);
+    throw error.success
+      ? fromSerialized(error.output.error)
+      : new FermixError("protocol_error", `the daemon answered HTTP ${response.status}`);
+  }
+  const report = v.safeParse(SkillReloadReport, body);
+  if (!report.success)
+    throw new FermixError("protocol_error", "the daemon sent an unexpected answer to a skills reload");
+  return { kind: "reloaded", report: report.output };
+}

@@ -1,0 +1,267 @@
+import { parse as parseToml } from "smol-toml";
+import * as v from "valibot";
+import type { CliCommand } from "../../src/cli/command.ts";
+import { parseConfig } from "../../src/config/load.ts";
+import { Config } from "../../src/config/schema.ts";
+
+/**
+ * What documentation claims about fermix, pulled out by explicit rules so a test can hold each claim
+ * against the code. The rules (also the contract for whoever writes the bundled skills):
+ *
+ * Commands — in inline code spans and in sh/bash/console code blocks (after `#` comments are removed), each
+ *   `fermix WORD …` at a command position (line start, after whitespace, `/`, `|`, `;`, `&` or `(`) is a
+ *   command. WORD must be a verb of src/main.ts's COMMANDS (or help/version); when the verb's usage starts
+ *   with a subcommand, the first positional word must be a literal word of that usage; every option must be
+ *   one the verb declares (long, `--no-` form of a boolean, or short alias).
+ * Config — a TOML code block must pass parseConfig as a whole. An inline span `[section]`,
+ *   `[section] key` or `[section] key = value` must name a section/key the schema accepts (with a value, the
+ *   snippet must pass parseConfig); `<placeholder>` segments stand for any name. An inline span
+ *   `key = value` (no section) must name a key that exists somewhere in the schema.
+ * Tools — an inline span that is a snake_case word with an underscore (`file_read`), or a call
+ *   (`skill_view(...)`), or a code span before the first colon of a list item under a heading starting with
+ *   "Tools", or an item of an `allowed_tools: [...]` line anywhere, must be a known tool.
+ */
+export type Facts = { commands: Map<string, CliCommand>; tools: ReadonlySet<string> };
+
+type Span = { text: string; line: number };
+type Block = { lang: string; text: string; line: number };
+export type Doc = { spans: Span[]; blocks: Block[]; toolListSpans: Span[]; lines: string[] };
+
+export function scanMarkdown(text: string): Doc {
+  const lines = text.split("\n");
+  const spans: Span[] = [];
+  const blocks: Block[] = [];
+  const toolListSpans: Span[] = [];
+  let fence: Block | undefined;
+  let inTools = false;
+  lines.forEach((line, i) => {
+    const fenceMatch = /^\s*```\s*([\w-]*)/.exec(line);
+    if (fenceMatch) {
+      if (fence) {
+        blocks.push(fence);
+        fence = undefined;
+      } else fence = { lang: fenceMatch[1]!.toLowerCase(), text: "", line: i + 1 };
+      return;
+    }
+    if (fence) {
+      fence.text += `${line}\n`;
+      return;
+    }
+    const heading = /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) inTools = /^tools\b/i.test(heading[1]!);
+    for (const m of line.matchAll(/`([^`]+)`/g)) spans.push({ text: m[1]!, line: i + 1 });
+    if (inTools && /^\s*[-*]\s/.test(line)) {
+      for (const m of itemHead(line).matchAll(/`([^`]+)`/g)) toolListSpans.push({ text: m[1]!, line: i + 1 });
+    }
+  });
+  return { spans, blocks, toolListSpans, lines };
+}
+
+/** A list item up to its first colon outside code spans (the names it introduces). */
+function itemHead(line: string): string {
+  let inCode = false;
+  for (let i = 0; i < line.length; i++) {
+    if (line[i] === "`") inCode = !inCode;
+    else if (line[i] === ":" && !inCode) return line.slice(0, i);
+  }
+  return line;
+}
+
+// ——— commands ———
+
+const SHELL_LANGS = new Set(["sh", "bash", "shell", "console", "zsh"]);
+const META_VERBS = new Set(["help", "version", "--version", "-V", "--help", "-h"]);
+const STOP = new Set(["|", "||", "&&", ";", ")", ">", ">>", "<", "2>", "2>&1", "&"]);
+
+export function commandMentions(doc: Doc): Span[] {
+  const out: Span[] = [];
+  const find = (text: string, line: number) => {
+    for (const m of text.matchAll(/(?:^|[\s/|;&(])fermix\s+([^\n]+)/g)) out.push({ text: m[1]!, line });
+  };
+  for (const span of doc.spans) find(span.text, span.line);
+  for (const block of doc.blocks.filter((b) => SHELL_LANGS.has(b.lang))) {
+    block.text.split("\n").forEach((raw, i) => {
+      find(raw.replace(/(^|\s)#.*$/, ""), block.line + 1 + i);
+    });
+  }
+  return out;
+}
+
+export function checkCommand(mention: string, facts: Facts): string | undefined {
+  const words = shellWords(mention);
+  const end = words.findIndex((w) => STOP.has(w));
+  const args = end < 0 ? words : words.slice(0, end);
+  const [verb, ...rest] = args;
+  if (!verb || META_VERBS.has(verb)) return undefined;
+  const command = facts.commands.get(verb);
+  if (!command) return `"fermix ${verb}": no such verb (known: ${[...facts.commands.keys()].join(", ")})`;
+  const positional: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!;
+    if (word === "--") break;
+    if (!word.startsWith("-") || word === "-") {
+      positional.push(word);
+      continue;
+    }
+    const option = findOption(command, word);
+    if (!option) return `"fermix ${verb} ${word}": ${verb} has no option ${word.split("=")[0]}`;
+    if (option.type === "string" && !word.includes("=") && /^-[^-]$|^--[^=]+$/.test(word)) i++;
+  }
+  const literals = usageLiterals(command);
+  if (literals && positional[0] !== undefined && !literals.has(positional[0])) {
+    return `"fermix ${verb} ${positional[0]}": not a subcommand of ${verb} (usage: ${command.meta.usage})`;
+  }
+  return undefined;
+}
+
+function findOption(command: CliCommand, word: string) {
+  if (word === "--help" || word === "-h") return { type: "boolean" as const };
+  if (word.startsWith("--")) {
+    const name = word.slice(2).split("=")[0]!;
+    const direct = command.options[name];
+    if (direct) return direct;
+    const negated = name.startsWith("no-") ? command.options[name.slice(3)] : undefined;
+    return negated?.type === "boolean" ? negated : undefined;
+  }
+  return Object.values(command.options).find((o) => o.alias === word.slice(1, 2));
+}
+
+/** The literal words of a usage whose first word is a subcommand; undefined when it takes none. */
+function usageLiterals(command: CliCommand): Set<string> | undefined {
+  const usage = (command.meta.usage ?? command.meta.name).split(/\s+/).slice(1);
+  if (!usage[0] || !/^[a-z]/.test(usage[0])) return undefined;
+  return new Set(
+    usage
+      .join(" ")
+      .split(/[\s|]+/)
+      .filter((w) => /^[a-z][a-z-]*$/.test(w)),
+  );
+}
+
+function shellWords(text: string): string[] {
+  const words: string[] = [];
+  for (const m of text.matchAll(/"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']+/g)) words.push(m[0]);
+  return words;
+}
+
+// ——— config ———
+
+type Path = string[];
+
+/** Every key path the schema accepts; `*` stands for a name the owner chooses (a record's key). */
+export function schemaLeaves(schema: any = Config, path: Path = []): Path[] {
+  const s = unwrap(schema);
+  if (s.type === "strict_object" || s.type === "object") {
+    return Object.entries(s.entries).flatMap(([k, e]) => schemaLeaves(e, [...path, k]));
+  }
+  if (s.type === "record") return schemaLeaves(s.value, [...path, "*"]);
+  return [path];
+}
+
+function unwrap(schema: any): any {
+  return schema.type === "optional" || schema.type === "nullable" ? unwrap(schema.wrapped) : schema;
+}
+
+const SECTION_SPAN = /^\[([A-Za-z0-9_.<>-]+)\](?:\s+([A-Za-z0-9_]+)(?:\s*=\s*(.+))?)?$/;
+const KEY_SPAN = /^([a-z][a-z0-9_]*)\s*=\s*\S/;
+
+/** Problems with the config claims of a document, and every key path it documents. */
+export function checkConfig(doc: Doc): { problems: string[]; paths: Path[] } {
+  const problems: string[] = [];
+  const paths: Path[] = [];
+  const knownKeys = new Set(schemaLeaves().map((p) => p.at(-1)));
+  for (const block of doc.blocks.filter((b) => b.lang === "toml")) {
+    try {
+      parseConfig(block.text, `line ${block.line}`);
+      paths.push(...tomlPaths(parseToml(block.text)));
+    } catch (err) {
+      problems.push(`TOML block at line ${block.line}: ${(err as Error).message}`);
+    }
+  }
+  for (const span of doc.spans) {
+    const section = SECTION_SPAN.exec(span.text);
+    if (section) {
+      const sectionPath = section[1]!.split(".").map((s) => (/^<.*>$/.test(s) ? "example" : s));
+      const key = section[2];
+      const path = key ? [...sectionPath, key] : sectionPath;
+      paths.push(path);
+      const problem = checkPlace(sectionPath, key, section[3]);
+      if (problem) problems.push(`line ${span.line}: \`${span.text}\`: ${problem}`);
+      continue;
+    }
+    const bare = KEY_SPAN.exec(span.text);
+    if (bare && !knownKeys.has(bare[1]!)) {
+      problems.push(`line ${span.line}: \`${span.text}\`: no config key is called ${bare[1]}`);
+    }
+  }
+  return { problems, paths };
+}
+
+function checkPlace(section: Path, key: string | undefined, value: string | undefined): string | undefined {
+  const header = `[${section.map((s) => (/^[A-Za-z0-9_-]+$/.test(s) ? s : JSON.stringify(s))).join(".")}]`;
+  if (key && value !== undefined) {
+    try {
+      parseConfig(`${header}\n${key} = ${value}\n`, "span");
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+  const raw = parseToml(key ? `${header}\n${key} = "__truth_test__"\n` : `${header}\n`);
+  const target = key ? [...section, key] : section;
+  for (const issue of allIssues(v.safeParse(Config, raw).issues ?? [])) {
+    const at = (issue.path ?? []).map((p: any) => String(p.key));
+    const unknown = issue.type === "strict_object" && issue.expected === "never";
+    if (unknown && at.length <= target.length && at.every((k: string, i: number) => k === target[i])) {
+      return `unknown key "${at.at(-1)}" in [${at.slice(0, -1).join(".")}]`;
+    }
+    // A section mentioned on its own must be a table (a key mentioned alone may hold any type).
+    if (!key && !unknown && at.join(".") === target.join(".")) return `${target.join(".")} is not a table`;
+  }
+  return undefined;
+}
+
+function allIssues(issues: readonly v.BaseIssue<unknown>[]): v.BaseIssue<unknown>[] {
+  return issues.flatMap((i) => [i, ...allIssues(i.issues ?? [])]);
+}
+
+function tomlPaths(value: unknown, path: Path = []): Path[] {
+  if (value && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)) {
+    const entries = Object.entries(value);
+    return entries.length ? entries.flatMap(([k, inner]) => tomlPaths(inner, [...path, k])) : [path];
+  }
+  return [path];
+}
+
+/** Whether `documented` covers the schema leaf `leaf` (`*` matches any name; trailing `*`s are "any key"). */
+export function covers(documented: Path, leaf: Path): boolean {
+  const pattern = [...leaf];
+  while (pattern.at(-1) === "*") pattern.pop();
+  return pattern.length <= documented.length && pattern.every((seg, i) => seg === "*" || seg === documented[i]);
+}
+
+// ——— tools ———
+
+const SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
+const CALL = /^([a-z][a-z0-9_]*)\(/;
+
+export function checkTools(doc: Doc, tools: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  const expect = (name: string, line: number, why: string) => {
+    if (!tools.has(name)) problems.push(`line ${line}: \`${name}\` (${why}) is not a registered tool`);
+  };
+  for (const span of doc.spans) {
+    if (SNAKE.test(span.text)) expect(span.text, span.line, "a snake_case name");
+    const call = CALL.exec(span.text);
+    if (call) expect(call[1]!, span.line, "a call");
+  }
+  for (const span of doc.toolListSpans) expect(span.text, span.line, "listed under a Tools heading");
+  doc.lines.forEach((line, i) => {
+    const list = /allowed_tools:\s*\[([^\]]*)\]/.exec(line);
+    if (!list) return;
+    for (const name of list[1]!.split(",").map((s) => s.trim().replace(/^"|"$/g, ""))) {
+      if (name) expect(name, i + 1, "in allowed_tools");
+    }
+  });
+  return problems;
+}
