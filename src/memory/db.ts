@@ -8,6 +8,8 @@ import { MIGRATIONS } from "./migrations.ts";
 export function openDatabase(path: string): Database {
   const db = new Database(path, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
+  // WAL with synchronous=NORMAL survives a crash of the process; only a power cut can lose the newest commits.
+  db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
   migrate(db);

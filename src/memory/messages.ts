@@ -5,6 +5,13 @@ export type ConversationKey = { channel: string; chat: string; thread?: string }
 
 export type StoredMeta = { turnId: string; provider?: string; model?: string };
 
+export type ConversationWindow = {
+  summary?: string;
+  rows: Array<{ id: number; turnId: string; message: Message }>;
+};
+
+type StoredRow = { id: number; turn_id: string; content: string };
+
 /** Conversation history in memory.db. A message with no content is never stored or replayed. */
 export function createMessageStore(db: Database, now: () => number = Date.now) {
   const insert = db.query(
@@ -12,8 +19,18 @@ export function createMessageStore(db: Database, now: () => number = Date.now) {
      VALUES ($channel, $chat, $thread, $turn_id, $role, $content, $text, $provider, $model, $created_at)`,
   );
   const select = db.query(
-    `SELECT content FROM messages WHERE channel = $channel AND chat = $chat AND thread = $thread ORDER BY id`,
+    `SELECT id, turn_id, content FROM messages
+     WHERE channel = $channel AND chat = $chat AND thread = $thread AND id > $after ORDER BY id`,
   );
+  const latestSummary = db.query(
+    `SELECT covers_up_to, text FROM summaries
+     WHERE channel = $channel AND chat = $chat AND thread = $thread ORDER BY id DESC LIMIT 1`,
+  );
+  const insertSummary = db.query(
+    `INSERT INTO summaries (channel, chat, thread, covers_up_to, text, created_at)
+     VALUES ($channel, $chat, $thread, $covers_up_to, $text, $created_at)`,
+  );
+  const where = (key: ConversationKey) => ({ channel: key.channel, chat: key.chat, thread: key.thread ?? "" });
 
   return {
     /** Commits one turn's messages atomically: all of them or, on any failure, none. */
@@ -38,11 +55,25 @@ export function createMessageStore(db: Database, now: () => number = Date.now) {
       return kept.length;
     },
 
+    /** What a turn replays: the latest compaction summary, then every message after it. */
+    window(key: ConversationKey): ConversationWindow {
+      const summary = latestSummary.get(where(key)) as { covers_up_to: number; text: string } | null;
+      const rows = select.all({ ...where(key), after: summary?.covers_up_to ?? 0 }) as StoredRow[];
+      return {
+        summary: summary?.text,
+        rows: rows
+          .map((r) => ({ id: r.id, turnId: r.turn_id, message: JSON.parse(r.content) as Message }))
+          .filter((r) => hasContent(r.message)),
+      };
+    },
+
     history(key: ConversationKey): Message[] {
-      const rows = select.all({ channel: key.channel, chat: key.chat, thread: key.thread ?? "" }) as {
-        content: string;
-      }[];
-      return rows.map((r) => JSON.parse(r.content) as Message).filter(hasContent);
+      return this.window(key).rows.map((r) => r.message);
+    },
+
+    /** Records that `text` now stands in for every message up to `coversUpTo`; the messages stay stored. */
+    saveSummary(key: ConversationKey, coversUpTo: number, text: string): void {
+      insertSummary.run({ ...where(key), covers_up_to: coversUpTo, text, created_at: now() });
     },
   };
 }

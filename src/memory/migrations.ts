@@ -52,4 +52,80 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX summaries_by_conversation ON summaries (channel, chat, thread, id);
   `,
+  // 4: durable memory. A fact is live while superseded_by is NULL; storing a new value under the same
+  // (scope, key) supersedes the old row (kept for history) instead of editing it. A fact retired without
+  // a successor points at itself. Scopes: 'owner', 'conversation:<channel>:<chat>:<thread>', 'job:<id>'.
+  `
+  CREATE TABLE memories (
+    id INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    category TEXT NOT NULL CHECK (category IN ('identity', 'preference', 'interest', 'goal', 'context', 'directive')),
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    confidence REAL NOT NULL DEFAULT 1 CHECK (confidence >= 0 AND confidence <= 1),
+    source TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    superseded_by INTEGER
+  );
+  CREATE UNIQUE INDEX memories_live_key ON memories (scope, key) WHERE superseded_by IS NULL;
+  CREATE VIRTUAL TABLE memories_fts USING fts5(key, value, content='memories', content_rowid='id');
+  CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
+  END;
+  CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, key, value) VALUES ('delete', old.id, old.key, old.value);
+  END;
+  CREATE TRIGGER memories_au AFTER UPDATE OF key, value ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, key, value) VALUES ('delete', old.id, old.key, old.value);
+    INSERT INTO memories_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
+  END;
+  -- History recall narrows to one conversation inside the index: each message also carries its conversation
+  -- as one token, so "these words in this conversation" is an index intersection rather than a scan of every
+  -- message that has the words. The token is the hex of channel, chat and thread (unit-separated).
+  ALTER TABLE messages ADD COLUMN conversation_key TEXT
+    GENERATED ALWAYS AS (hex(channel || char(31) || chat || char(31) || thread)) VIRTUAL;
+  DROP TRIGGER messages_ai;
+  DROP TRIGGER messages_ad;
+  DROP TABLE messages_fts;
+  CREATE VIRTUAL TABLE messages_fts USING fts5(text, conversation_key, content='messages', content_rowid='id');
+  CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, text, conversation_key) VALUES (new.id, new.text, new.conversation_key);
+  END;
+  CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text, conversation_key)
+      VALUES ('delete', old.id, old.text, old.conversation_key);
+  END;
+  INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+  -- Which trust levels have spoken in a conversation: recall's "owner" scope reads the conversations
+  -- the operator took part in, and messages alone do not say who sent them.
+  CREATE TABLE conversation_trust (
+    channel TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    thread TEXT NOT NULL DEFAULT '',
+    trust TEXT NOT NULL CHECK (trust IN ('operator', 'guest')),
+    last_seen_at INTEGER NOT NULL,
+    PRIMARY KEY (channel, chat, thread, trust)
+  );
+  -- Versioned files (memory/main/USER.md …): every write is a revision, so any of them can be restored.
+  CREATE TABLE resources (
+    name TEXT PRIMARY KEY,
+    current_revision INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE resource_revisions (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (name, revision)
+  );
+  -- Small facts about memory housekeeping itself, such as when the last review ran.
+  CREATE TABLE memory_state (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
 ];
