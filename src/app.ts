@@ -1,13 +1,15 @@
-import type { Database } from "bun:sqlite";
-import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
+import { compactConversation } from "./agent/compaction.ts";
+import { createReviewRunner } from "./agent/memory-review.ts";
+import { readPromptFiles, reconcileAgentName, seedPromptFiles } from "./agent/prompt-files.ts";
+import { runSubagents } from "./agent/subagents.ts";
 import { runTurn, type ToolEnvironment, type TurnInput, type TurnResult } from "./agent/turn.ts";
 import { BUILTIN_TOOLS } from "./capabilities/builtins/registry.ts";
 import { WEB_TOOLS } from "./capabilities/builtins/web-tools.ts";
 import { createRegistry, type Registry } from "./capabilities/registry.ts";
-import type { Caller } from "./capabilities/tool.ts";
+import type { Caller, Delegation } from "./capabilities/tool.ts";
 import type { Env } from "./config/env.ts";
-import { loadConfig, parseConfig } from "./config/load.ts";
+import { loadConfig } from "./config/load.ts";
 import { type FermixPaths, fermixPaths, resolveHome } from "./config/paths.ts";
 import { grantPath } from "./config/sandbox-edit.ts";
 import type { Config } from "./config/schema.ts";
@@ -15,15 +17,20 @@ import { resolveSecret } from "./config/secrets.ts";
 import { createApprovals } from "./gateway/approvals.ts";
 import { createLanes, type Lanes } from "./gateway/lanes.ts";
 import { handleSlash } from "./gateway/slash.ts";
-import { openDatabase } from "./memory/db.ts";
-import { createMessageStore, type MessageStore } from "./memory/messages.ts";
+import { lazy } from "./lazy.ts";
+import { lazyDatabase } from "./memory/lazy-database.ts";
+import { createMemoryStore } from "./memory/memories.ts";
+import { createMessageStore } from "./memory/messages.ts";
 import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
+import { subagentRoutes, validateRouting } from "./providers/routing-config.ts";
 import { WIRES } from "./providers/wires/registry.ts";
-import { createSandbox } from "./sandbox/create-sandbox.ts";
+import { createLiveSandbox } from "./sandbox/live-sandbox.ts";
 import type { Sandbox } from "./sandbox/types.ts";
+import { createSkillCatalog, type SkillCatalog } from "./skills/catalog.ts";
+import { skillsIndex } from "./skills/prompt-index.ts";
 
 export type AppDeps = {
   env: Env;
@@ -33,10 +40,13 @@ export type AppDeps = {
   now?: () => number;
   /** Daemon logs also go to stderr; an in-process `ask` keeps stderr for the user. */
   logToStderr?: boolean;
+  /** Run the ~24 h memory review after turns (the daemon does; a one-shot CLI does not). */
+  backgroundReview?: boolean;
 };
 
 export type App = {
   paths: FermixPaths;
+  skills: SkillCatalog;
   config: Config;
   log: Log;
   lanes: Lanes;
@@ -44,8 +54,14 @@ export type App = {
   routes(choice?: RouteChoice): Route[];
   /** The sandbox as config.toml says now (grants apply without a restart). */
   sandbox(): Sandbox;
-  /** One turn in its conversation's lane; slash commands are answered before any model sees them. */
+  /**
+   * One turn in its conversation's lane; slash commands are answered before any model sees them. Resolves
+   * with the reply; follow-up work (compaction) continues in the lane — `idle()` waits for it.
+   */
   ask(input: TurnInput & { caller: Caller }): Promise<TurnResult>;
+  idle(): Promise<void>;
+  /** Prepares FERMIX_HOME for a daemon: prompt files seeded, the agent's name reconciled. */
+  prepareHome(): void;
   close(): void;
 };
 
@@ -53,58 +69,40 @@ export type App = {
 export async function createApp(deps: AppDeps): Promise<App> {
   const paths = fermixPaths(resolveHome(deps.env));
   const config = await loadConfig(paths.config);
+  validateRouting(config, paths.config);
   const now = deps.now ?? Date.now;
   const knownSecrets: string[] = [];
   const log = createLog({ file: paths.logFile, stderr: deps.logToStderr, secrets: () => knownSecrets });
   const lanes = createLanes();
   const secrets = { env: deps.env, secretsDir: paths.secrets, profile: config.fermix_core?.profile };
-  const userHome = deps.env.HOME || homedir();
+  const agentName = config.fermix_core?.agent?.name?.trim() || "fermix";
+  const database = lazyDatabase(paths.db);
+  const store = lazy(() => createMessageStore(database.get(), now));
+  const memory = lazy(() => createMemoryStore(database.get(), now));
+  // The daemon consolidates memories on its ~24 h gate; a one-shot CLI ask never waits for that.
+  const review = lazy(() =>
+    createReviewRunner({
+      db: database.get(),
+      routes: () => routes(),
+      router,
+      now,
+      paths: { userMd: paths.promptFiles.user, memoryMd: paths.promptFiles.memory },
+    }),
+  );
+  const sandbox = createLiveSandbox({
+    configFile: paths.config,
+    initial: config,
+    userHome: deps.env.HOME || homedir(),
+    fermixHome: paths.home,
+    log: log.withTag("sandbox"),
+  });
 
-  // Opened on first use, so a turn that fails before reaching the store (no provider) writes nothing.
-  let db: Database | undefined;
-  let opened: MessageStore | undefined;
-  const database = () => {
-    if (!db) {
-      mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-      db = openDatabase(paths.db);
-    }
-    return db;
-  };
-  const open = () => {
-    opened ??= createMessageStore(database(), now);
-    return opened;
-  };
-  const store: MessageStore = {
-    history: (key) => open().history(key),
-    commitTurn: (key, messages, meta) => open().commitTurn(key, messages, meta),
-  };
-
-  // The sandbox follows config.toml's [sandbox] as it is now; the rest of the config is fixed at start.
-  let sandboxSource = { mtime: configMtime(paths.config), config };
-  let sandbox = createSandbox({ userHome, fermixHome: paths.home, config: config.sandbox });
-  const currentSandbox = () => {
-    const mtime = configMtime(paths.config);
-    if (mtime !== sandboxSource.mtime) {
-      try {
-        const fresh = parseConfig(readFileSync(paths.config, "utf8"), paths.config);
-        sandbox = createSandbox({ userHome, fermixHome: paths.home, config: fresh.sandbox });
-        sandboxSource = { mtime, config: fresh };
-      } catch (err) {
-        log
-          .withTag("sandbox")
-          .warn(`config.toml changed but is not valid; keeping the previous sandbox: ${(err as Error).message}`);
-        sandboxSource = { ...sandboxSource, mtime };
-      }
-    }
-    return sandbox;
-  };
-
-  const routes = (choice: RouteChoice = {}) => {
-    const resolved = resolveRoutes(config, deps.env, secrets, choice);
-    for (const r of resolved)
+  const remember = (routes: Route[]) => {
+    for (const r of routes)
       if (r.target.apiKey && !knownSecrets.includes(r.target.apiKey)) knownSecrets.push(r.target.apiKey);
-    return resolved;
+    return routes;
   };
+  const routes = (choice: RouteChoice = {}) => remember(resolveRoutes(config, deps.env, secrets, choice));
   const providerLog = log.withTag("providers");
   const router = {
     wires: WIRES,
@@ -116,65 +114,141 @@ export async function createApp(deps: AppDeps): Promise<App> {
       providerLog.warn(`failing over from ${i.from} to ${i.to} after: ${i.failure.message}`),
   };
   const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);
-  const approvals = createApprovals(database, now);
+  const approvals = createApprovals(database.get, now);
   const net = deps.net ?? createGuardedFetch();
   const toolLog = log.withTag("tools");
+  const delegation: Delegation = {
+    run: (tasks, parent, opts) =>
+      runSubagents(tasks, parent, opts, {
+        registry,
+        router,
+        routes: () => remember(subagentRoutes(config, deps.env, secrets)),
+        agentName,
+        now,
+      }),
+  };
+  const skills = createSkillCatalog({ homeSkillsDir: paths.skills });
   const toolEnvironment = (): ToolEnvironment => ({
-    sandbox: currentSandbox(),
+    sandbox: sandbox(),
+    skills,
+    memory,
     net,
     log: toolLog,
     config,
     approvals,
+    delegation,
     resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
   });
+  const compaction = config.fermix_core?.compaction;
+  const compact = (input: TurnInput, systemTokens: number, force: boolean) =>
+    compactConversation(
+      input.key,
+      { systemTokens, threshold: compaction?.threshold, force },
+      { store, routes: routes(input.choice), router, signal: input.signal },
+    );
+
+  let prepared = false;
+  const prepareHome = () => {
+    if (prepared) return;
+    prepared = true;
+    seedPromptFiles(paths, agentName);
+    reconcileAgentName(paths, config.fermix_core?.agent?.name);
+  };
+
+  const runOne = async (
+    input: TurnInput & { caller: Caller },
+  ): Promise<{ result: TurnResult; followUp?: () => Promise<void> }> => {
+    const reply = await handleSlash(input.text, {
+      caller: input.caller,
+      conversation: input.key,
+      approvals,
+      grant: async (path) => {
+        await grantPath(paths.config, path, (p) => sandbox().isGrantable(p));
+        sandbox();
+      },
+      compact: async () => {
+        const done = await compact(input, 0, true);
+        return done.compacted
+          ? `Compacted: ${done.foldedMessages} earlier messages are now a summary.`
+          : `Nothing compacted: ${done.reason}.`;
+      },
+    });
+    if (reply !== undefined)
+      return { result: { response: reply, provider: "fermix", model: "slash-command", turnId: "" } };
+    routes(input.choice); // no provider → fail here, before anything is written to FERMIX_HOME
+    prepareHome();
+    const { skills: known } = await skills.load();
+    // The "owner" recall scope covers the conversations the owner spoke in.
+    memory.noteConversation(input.key, input.caller.trust);
+    const result = await runTurn(input, {
+      store,
+      routes,
+      router,
+      registry,
+      toolEnvironment,
+      now,
+      agentName,
+      timezone: config.fermix_core?.personalization?.timezone ?? "America/New_York",
+      promptFiles: () => readPromptFiles(paths),
+      skillsIndex: (surface) => skillsIndex(known, surface),
+      compactionThreshold: compaction?.threshold,
+      onToolExecution: (e) =>
+        toolLog.info(
+          `${e.name} ${e.ok ? "ok" : "error"} in ${e.durationMs} ms (${e.conversation.channel}:${e.conversation.chat})`,
+        ),
+    });
+    return {
+      result,
+      followUp: async () => {
+        if (compaction?.enabled !== false) {
+          const done = await compact(input, result.systemTokens ?? 0, false);
+          if (done.compacted) {
+            log
+              .withTag("compaction")
+              .info(`compacted ${done.foldedMessages} messages of ${input.key.channel}:${input.key.chat}`);
+          }
+        }
+        if (deps.backgroundReview) {
+          void review.maybeRun().then((r) => {
+            if (r.status === "failed") log.withTag("memory").warn(`memory review failed: ${r.error}`);
+          });
+        }
+      },
+    };
+  };
 
   return {
     paths,
+    skills,
     config,
     log,
     lanes,
     registry,
     routes,
-    sandbox: currentSandbox,
+    sandbox,
     ask: (input) =>
-      lanes.run(laneOf(input), async () => {
-        const reply = await handleSlash(input.text, {
-          caller: input.caller,
-          conversation: input.key,
-          approvals,
-          grant: async (path) => {
-            await grantPath(paths.config, path, (p) => currentSandbox().isGrantable(p));
-            currentSandbox();
-          },
-        });
-        if (reply !== undefined) return { response: reply, provider: "fermix", model: "slash-command", turnId: "" };
-        return runTurn(input, {
-          store,
-          routes,
-          router,
-          registry,
-          toolEnvironment,
-          now,
-          agentName: config.fermix_core?.agent?.name ?? "fermix",
-          timezone: config.fermix_core?.personalization?.timezone ?? "America/New_York",
-          onToolExecution: (e) =>
-            toolLog.info(
-              `${e.name} ${e.ok ? "ok" : "error"} in ${e.durationMs} ms (${e.conversation.channel}:${e.conversation.chat})`,
-            ),
+      new Promise<TurnResult>((resolve, reject) => {
+        void lanes.run(laneOf(input), async () => {
+          let outcome: Awaited<ReturnType<typeof runOne>>;
+          try {
+            outcome = await runOne(input);
+          } catch (err) {
+            reject(err);
+            return;
+          }
+          resolve(outcome.result);
+          // Still inside the lane: the conversation's next turn waits for this and sees its result.
+          await outcome
+            .followUp?.()
+            .catch((err) => log.withTag("compaction").warn(`compaction failed: ${(err as Error).message}`));
         });
       }),
-    close: () => db?.close(),
+    idle: () => lanes.idle(),
+    prepareHome,
+    close: () => database.close(),
   };
 }
 
 function laneOf(input: TurnInput): string {
   return `${input.key.channel}:${input.key.chat}:${input.key.thread ?? ""}`;
-}
-
-function configMtime(file: string): number {
-  try {
-    return statSync(file).mtimeMs;
-  } catch {
-    return 0;
-  }
 }

@@ -16,9 +16,11 @@ const COMMANDS: Record<string, () => Promise<{ default: CliCommand }>> = {
   health: () => import("./cli/health.ts"),
   stop: () => import("./cli/stop.ts"),
   capabilities: () => import("./cli/capabilities.ts"),
+  memory: () => import("./cli/memory.ts"),
   sandbox: () => import("./cli/sandbox.ts"),
   grant: () => import("./cli/grant.ts"),
   revoke: () => import("./cli/revoke.ts"),
+  skills: () => import("./cli/skills.ts"),
   debug: () => import("./cli/debug.ts"),
 };
 

@@ -2,7 +2,9 @@ import { type RouterDeps, routeModelCall } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
 import type { Message, ProviderFailure } from "../providers/types.ts";
 
-export type CompletionResult = { ok: true; text: string; provider: string; model: string } | { ok: false; failure: ProviderFailure };
+export type CompletionResult =
+  | { ok: true; text: string; provider: string; model: string }
+  | { ok: false; failure: ProviderFailure };
 
 /**
  * One model call with no tools, for fermix's own housekeeping (memory review, compaction summaries):

@@ -1,32 +1,44 @@
 import type { AnyTool } from "../capabilities/tool.ts";
+import type { PromptFiles } from "./prompt-files.ts";
 
-/**
- * The system prompt for a turn, in a stable order so providers can cache its prefix. Date only, never
- * a clock time: a time would change every call and defeat the caches.
- */
-export function buildSystemPrompt(opts: {
+export type PromptInput = {
   agentName: string;
   now: Date;
   timezone: string;
   cwd?: string;
   tools: readonly AnyTool[];
-}): string {
-  const date = opts.now.toISOString().slice(0, 10);
+  /** The owner's prompt files; absent (or empty) sections are left out. */
+  files?: Partial<PromptFiles>;
+  /** `## Skills`: names and descriptions only. */
+  skillsIndex?: string;
+  /** A compacted summary of this conversation's earlier turns. */
+  summary?: string;
+};
+
+/**
+ * The runtime prompt, assembled in a fixed order so providers can cache its prefix: identity, soul,
+ * guidance, the owner's profiles, the capability catalog, the skills index — then what changes
+ * (today's date, the working directory, a conversation summary). Date only, never a clock time.
+ */
+export function buildSystemPrompt(input: PromptInput): string {
+  const files = input.files ?? {};
   const sections = [
+    files.identity || `You are ${input.agentName}, a personal AI assistant running on the user's own machine.`,
+    files.soul,
+    files.guidance || "Use your tools to look things up and act instead of guessing; report what they returned.",
+    files.user,
+    files.memory,
+    capabilityCatalog(input.tools),
+    input.skillsIndex,
     [
-      `You are ${opts.agentName}, a personal AI assistant running on the user's own machine.`,
-      "Answer directly and concisely. When the input includes piped text, treat it as material to work on.",
-      "Use your tools to look things up and act instead of guessing; report what they returned.",
-    ].join("\n"),
-    capabilityCatalog(opts.tools),
-    [
-      `Today's date is ${date} (UTC; the user's timezone is ${opts.timezone}).`,
-      opts.cwd ? `The user is working in ${opts.cwd}.` : "",
+      `Today's date is ${input.now.toISOString().slice(0, 10)} (UTC; the owner's timezone is ${input.timezone}).`,
+      input.cwd ? `The user is working in ${input.cwd}.` : "",
     ]
       .filter(Boolean)
       .join("\n"),
+    input.summary ? `## Earlier in this conversation (summary)\n${input.summary}` : undefined,
   ];
-  return sections.join("\n\n");
+  return sections.filter((s): s is string => Boolean(s?.trim())).join("\n\n");
 }
 
 /** What this caller may use, and nothing else: a guest's prompt never names a tool it cannot call. */

@@ -11,6 +11,7 @@ import type {
   ToolResultMessage,
   ToolSpec,
 } from "../providers/types.ts";
+import { digestOldToolResults } from "./compaction.ts";
 import { createLoopDetector, LOOP_ABORT_AT, LOOP_WARN_AT } from "./loop-detector.ts";
 
 export const LoopDetected = defineError("loop_detected");
@@ -30,6 +31,8 @@ export type LoopInput = {
   router: RouterDeps;
   signal?: AbortSignal;
   iterationLimit?: number;
+  /** Past this many estimated tokens, older tool results are sent as digests (the full ones are still committed). */
+  digestAboveTokens?: number;
   onText?: (delta: string) => void;
   onToolExecution?: (execution: ToolExecution) => void;
 };
@@ -58,8 +61,9 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
     const calls: ToolCallPart[] = [];
     let text = "";
     let failure: ProviderFailure | undefined;
+    const sent = input.digestAboveTokens ? digestOldToolResults(messages, input.digestAboveTokens) : messages;
     const call = {
-      request: { system: input.system, messages, tools: input.tools.length ? input.tools : undefined },
+      request: { system: input.system, messages: sent, tools: input.tools.length ? input.tools : undefined },
       signal: input.signal,
       firstCall: iteration === 1,
     };

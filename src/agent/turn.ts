@@ -1,8 +1,9 @@
 import type { Registry } from "../capabilities/registry.ts";
-import type { Caller, DirectoryApprovals, ToolContext } from "../capabilities/tool.ts";
+import type { AnyTool, Caller, Delegation, DirectoryApprovals, ToolContext } from "../capabilities/tool.ts";
 import type { Config, SecretRef } from "../config/schema.ts";
 import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
+import type { MemoryStore } from "../memory/memories.ts";
 import type { ConversationKey, MessageStore } from "../memory/messages.ts";
 import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
@@ -10,8 +11,12 @@ import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
 import type { UserMessage } from "../providers/types.ts";
 import type { Sandbox } from "../sandbox/types.ts";
+import type { SkillCatalog } from "../skills/catalog.ts";
+import { DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
 import { buildSystemPrompt } from "./prompt.ts";
+import type { PromptFiles } from "./prompt-files.ts";
+import { estimateTokens } from "./token-estimate.ts";
 import { runToolLoop, type ToolExecution } from "./tool-loop.ts";
 
 export const EmptyCompletion = defineError("empty_completion");
@@ -29,7 +34,14 @@ export type TurnInput = {
   onNotice?: (text: string) => void;
 };
 
-export type TurnResult = { response: string; provider: string; model: string; turnId: string };
+export type TurnResult = {
+  response: string;
+  provider: string;
+  model: string;
+  turnId: string;
+  /** The size of this turn's system prompt, for the compaction check that follows the reply. */
+  systemTokens?: number;
+};
 
 /** What tools need from the running program, fetched per turn so a reloaded sandbox takes effect. */
 export type ToolEnvironment = {
@@ -38,11 +50,20 @@ export type ToolEnvironment = {
   log: Log;
   config: Config;
   approvals: DirectoryApprovals;
+  delegation?: Delegation;
+  skills?: SkillCatalog;
+  memory?: MemoryStore;
   resolveSecret(ref: SecretRef, slot: string): string;
 };
 
 export type TurnDeps = {
   store: MessageStore;
+  /** The owner's prompt files as they are now (read per turn: they are the owner's to edit). */
+  promptFiles?: () => Partial<PromptFiles>;
+  /** `## Skills` for this caller's tools: names and descriptions only. */
+  skillsIndex?: (surface: readonly AnyTool[]) => string | undefined;
+  /** Share of the context window above which old tool results are digested inside one turn. */
+  compactionThreshold?: number;
   routes: (choice: RouteChoice) => Route[];
   router: RouterDeps;
   registry: Registry;
@@ -61,7 +82,8 @@ export type TurnDeps = {
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnResult> {
   const routes = deps.routes(input.choice ?? {});
   const caller: Caller = input.caller ?? { trust: "operator", local: true, attended: true };
-  const history = deps.store.history(input.key);
+  const { summary, rows } = deps.store.window(input.key);
+  const history = rows.map((r) => r.message);
   const user: UserMessage = { role: "user", content: [{ type: "text", text: input.text }] };
   const surface = deps.registry.surface(caller);
   const system = buildSystemPrompt({
@@ -70,6 +92,9 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     timezone: deps.timezone,
     cwd: caller.cwd,
     tools: surface,
+    files: deps.promptFiles?.(),
+    skillsIndex: deps.skillsIndex?.(surface),
+    summary,
   });
   const signal = input.signal ?? new AbortController().signal;
   const toolContext: ToolContext = {
@@ -91,6 +116,9 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     toolContext,
     router: deps.router,
     signal,
+    digestAboveTokens: Math.floor(
+      (deps.compactionThreshold ?? DEFAULT_THRESHOLD) * routes[0]!.descriptor.contextWindow,
+    ),
     onText: input.onText,
     onToolExecution: (e) => deps.onToolExecution?.({ ...e, conversation: input.key }),
   });
@@ -100,7 +128,13 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
 
   const turnId = newId("turn", 6);
   deps.store.commitTurn(input.key, [user, ...result.added], { turnId, provider: result.provider, model: result.model });
-  return { response: result.text, provider: result.provider, model: result.model, turnId };
+  return {
+    response: result.text,
+    provider: result.provider,
+    model: result.model,
+    turnId,
+    systemTokens: estimateTokens(system),
+  };
 }
 
 function abortError(signal: AbortSignal): FermixError {

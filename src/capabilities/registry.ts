@@ -49,8 +49,9 @@ export function createRegistry(tools: readonly AnyTool[]) {
         name: call.name,
         durationMs: Math.round(performance.now() - started),
       });
-      const tool = byName.get(call.name);
-      // A tool outside the caller's surface is reported exactly like one that does not exist.
+      // The context's surface is the authority: a subagent or a skill may have less than its caller's trust allows.
+      // A tool outside it is reported exactly like one that does not exist.
+      const tool = ctx.surface().find((t) => t.name === call.name);
       if (!tool || !mayUse(tool, ctx.caller)) {
         return done({ isError: true, content: `There is no tool named "${call.name}" available here.` });
       }

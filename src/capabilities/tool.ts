@@ -1,9 +1,11 @@
 import type * as v from "valibot";
 import type { Config, SecretRef } from "../config/schema.ts";
+import type { MemoryStore } from "../memory/memories.ts";
 import type { ConversationKey } from "../memory/messages.ts";
 import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
 import type { Sandbox, SandboxCaller } from "../sandbox/types.ts";
+import type { SkillCatalog } from "../skills/catalog.ts";
 
 export type Trust = "operator" | "guest";
 
@@ -19,7 +21,10 @@ export type PolicyClass =
   | "network"
   | "job_read"
   | "job_write"
-  | "approval"; // asks the owner for something (directory access)
+  | "approval" // asks the owner for something (directory access)
+  | "delegation" // starts other agents (subagents)
+  | "memory_read" // recalls facts and history; the memory scope rules bound a guest to its own conversation
+  | "memory_write"; // stores facts, into the caller's own scope
 
 /** The caller of a turn, as far as tools are concerned. */
 export type Caller = SandboxCaller & {
@@ -44,6 +49,34 @@ export type ToolContext = {
   /** The tools this caller may use, for tool_help. */
   surface(): readonly AnyTool[];
   approvals: DirectoryApprovals;
+  /** Starts subagents (absent where delegation is not wired, e.g. in some tests). */
+  delegation?: Delegation;
+  /** Durable facts and recall (absent where memory is not wired; the memory tools then say so). */
+  memory?: MemoryStore;
+  /** The skills this program knows (absent where skills are not wired; the skill tools then say so). */
+  skills?: SkillCatalog;
+  /** Runs a skill as a sub-agent for skill_run; the child's context must carry `skillDepth: task.depth`. */
+  delegate?: (task: SkillDelegation) => Promise<{ ok: boolean; text: string }>;
+  /** How many skill_run calls deep this context is (0 or absent at the top); skill_run refuses past 4. */
+  skillDepth?: number;
+};
+
+/** A skill handed to a sub-agent: its body as instructions, the caller's task as input. */
+export type SkillDelegation = {
+  instructions: string;
+  input: string;
+  /** The tools the sub-agent may use, already narrowed to the skill's allowed_tools and trust. */
+  allowedTools?: string[];
+  depth: number;
+};
+
+/** Runs tasks as temporary agents whose tools are never wider than the parent context's. */
+export type Delegation = {
+  run(
+    tasks: ReadonlyArray<{ task: string; context?: string; instructions?: string; allowedTools?: readonly string[] }>,
+    parent: ToolContext,
+    opts: { concurrency?: number },
+  ): Promise<Array<{ ok: boolean; text: string }>>;
 };
 
 export type ToolResult = { content: string; isError?: boolean };

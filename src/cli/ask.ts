@@ -57,6 +57,7 @@ const command = defineCliCommand({
         await writeOut(`${JSON.stringify({ status: "ok", response: done.response, session_id: done.session_id })}\n`);
       else if (streaming && printed) await writeOut("\n");
       else await writeOut(`${done.response}\n`);
+      await finishing;
       return EXIT.ok;
     } catch (err) {
       const error = asFermixError(err);
@@ -67,6 +68,7 @@ const command = defineCliCommand({
       } else {
         await writeErr(`fermix: ${redact(error.message)}\n`);
       }
+      await finishing;
       return exitCodeFor(error);
     }
   },
@@ -107,6 +109,9 @@ async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
  * Through the daemon when it answers; otherwise the same turn in this process against the same
  * FERMIX_HOME. `--daemon` makes a missing daemon an error (exit 3) instead.
  */
+/** In-process asks leave follow-up work (compaction) running after the reply; the CLI waits for it before exit. */
+let finishing: Promise<void> = Promise.resolve();
+
 async function deliver(
   request: AskRequest,
   daemonFlag: boolean | undefined,
@@ -127,6 +132,7 @@ async function deliver(
   try {
     return await askLocally(app, request, callbacks);
   } finally {
-    app.close();
+    // The answer is printed by the caller; work that follows a reply (compaction) finishes before exit.
+    finishing = app.idle().finally(() => app.close());
   }
 }

@@ -1,6 +1,9 @@
 import { BUILTIN_TOOLS } from "../capabilities/builtins/registry.ts";
 import { WEB_TOOLS } from "../capabilities/builtins/web-tools.ts";
 import { createRegistry } from "../capabilities/registry.ts";
+import { processEnv } from "../config/env.ts";
+import { fermixPaths, resolveHome } from "../config/paths.ts";
+import { createSkillCatalog } from "../skills/catalog.ts";
 import { parseStrict } from "./args.ts";
 import { defineCliCommand } from "./command.ts";
 import { UsageError } from "./exit.ts";
@@ -30,7 +33,7 @@ const command = defineCliCommand({
     }
     return answerQuery({
       json: args.json === true,
-      query: async () => listCapabilities().filter((row) => !kind || row.kind === kind),
+      query: async () => (await listCapabilities()).filter((row) => !kind || row.kind === kind),
       render: renderRows,
       toJson: (rows) => ({ capabilities: rows }),
     });
@@ -39,16 +42,26 @@ const command = defineCliCommand({
 
 export default command;
 
-function listCapabilities(): Row[] {
+async function listCapabilities(): Promise<Row[]> {
   const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);
   const operator = { trust: "operator" as const, local: true, attended: true };
-  return registry.surface(operator).map((tool) => ({
+  const tools: Row[] = registry.surface(operator).map((tool) => ({
     name: tool.name,
     kind: "builtin",
     description: tool.description,
     policy: tool.policy,
     read_only: tool.readOnly,
   }));
+  // Skills are instructions rather than tools, reached through skill_view and skill_run; listed for completeness.
+  const catalog = createSkillCatalog({ homeSkillsDir: fermixPaths(resolveHome(processEnv())).skills });
+  const skills: Row[] = (await catalog.load()).skills.map((skill) => ({
+    name: skill.name,
+    kind: "skill",
+    description: skill.description,
+    policy: "skill",
+    read_only: true,
+  }));
+  return [...tools, ...skills];
 }
 
 function renderRows(rows: Row[]): string {

@@ -10,7 +10,8 @@ const command = defineCliCommand({
     parseStrict(rawArgs, command.options, "run"); // takes no options: anything else is a usage error
     try {
       const [{ createApp }, { startDaemon }] = await Promise.all([import("../app.ts"), import("../daemon/server.ts")]);
-      const app = await createApp({ env: processEnv(), logToStderr: true });
+      const app = await createApp({ env: processEnv(), logToStderr: true, backgroundReview: true });
+      app.prepareHome();
       const daemon = await startDaemon(app);
       const onSignal = () => void daemon.stop();
       process.on("SIGTERM", onSignal);

@@ -10,6 +10,8 @@ Commands:
   health           Check that the daemon answers
   stop             Stop the running daemon
   capabilities     List the tools the agent can use (--kind K, --json)
+  skills           list [--json] | view NAME [FILE] | reload
+  memory           review [--now] | revisions [NAME] | restore ID
   sandbox          status | explain PATH | mode strict|standard|open
   grant path P     Let the agent's tools use directory P
   revoke path P    Take directory P back

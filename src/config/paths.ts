@@ -13,6 +13,10 @@ export type FermixPaths = {
   logFile: string;
   traces: string;
   secrets: string;
+  workspace: string;
+  skills: string;
+  /** Prompt files, seeded once and the owner's afterwards. */
+  promptFiles: { identity: string; soul: string; guidance: string; user: string; memory: string };
 };
 
 export function resolveHome(env: Env): string {
@@ -32,5 +36,14 @@ export function fermixPaths(home: string): FermixPaths {
     logFile: join(home, "logs", "fermix.log"),
     traces: join(home, "traces"),
     secrets: join(home, "secrets"),
+    workspace: join(home, "workspace"),
+    skills: join(home, "skills"),
+    promptFiles: {
+      identity: join(home, "bootstrap", "main", "IDENTITY.md"),
+      soul: join(home, "bootstrap", "main", "SOUL.md"),
+      guidance: join(home, "bootstrap", "main", "FERMIX.md"),
+      user: join(home, "memory", "main", "USER.md"),
+      memory: join(home, "memory", "main", "MEMORY.md"),
+    },
   };
 }

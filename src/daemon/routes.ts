@@ -11,6 +11,7 @@ import {
   PROTOCOL_VERSION,
   type Status,
 } from "../protocol/schemas.ts";
+import { reloadReport } from "../skills/report.ts";
 import { VERSION } from "../version.ts";
 import { errorResponse, serialise, toFermixError } from "./http-errors.ts";
 
@@ -40,6 +41,8 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
         return Response.json(status(state));
       case "POST /v1/ask":
         return await ask(req, state);
+      case "POST /v1/skills/reload":
+        return Response.json(reloadReport(await state.app.skills.reload()));
       case "POST /v1/shutdown":
         // After this response has gone out.
         setTimeout(() => state.requestShutdown(), 0);

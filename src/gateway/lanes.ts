@@ -20,6 +20,10 @@ export function createLanes() {
       });
       return next;
     },
+    /** Resolves when every lane has run dry (work queued meanwhile included). */
+    async idle(): Promise<void> {
+      while (tails.size) await Promise.all(tails.values());
+    },
     get active() {
       return active;
     },

@@ -7,6 +7,8 @@ export type SlashContext = {
   approvals: DirectoryApprovals;
   /** Persists a confirmed grant to [sandbox] allowed_roots and makes it live. */
   grant(path: string): Promise<void>;
+  /** Folds the conversation's older turns into a summary now; returns what happened, for the owner. */
+  compact?(): Promise<string>;
 };
 
 /**
@@ -20,6 +22,9 @@ export async function handleSlash(text: string, ctx: SlashContext): Promise<stri
   switch (command) {
     case "confirm":
       return confirm(rest.trim(), ctx);
+    case "compact":
+      if (ctx.caller.trust !== "operator") return "Only the owner can compact a conversation.";
+      return ctx.compact ? ctx.compact() : "Compaction is not available here.";
     default:
       return undefined;
   }

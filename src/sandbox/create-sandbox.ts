@@ -7,7 +7,6 @@ import { isWithin } from "./_path.ts";
 import { bubblewrapArgv, planBubblewrap } from "./bubblewrap.ts";
 import { childEnv } from "./child-env.ts";
 import { checkCommand } from "./commands.ts";
-import { runProcess } from "./exec.ts";
 import { explainPath } from "./explain.ts";
 import { judgeGrant } from "./grantable.ts";
 import { detectIsolation, type IsolationInfo } from "./isolation.ts";
@@ -131,6 +130,8 @@ async function execute(
   const tmpdir = platform === "darwin" ? (env.TMPDIR ?? "/tmp") : "/tmp";
   const childEnvironment = childEnv({ home: ctx.home, platform, tmpdir, extra: request.env });
   const wrapped = wrap(ctx, request.caller, isolation, cwd.verdict.path, argv, tmpdir);
+  // Loaded when a command first runs: node:child_process costs start-up that most asks never need.
+  const { runProcess } = await import("./exec.ts");
   const result = await runProcess({
     argv: wrapped,
     cwd: cwd.verdict.path,

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { systemPath } from "./child-env.ts";
 import type { Isolation } from "./types.ts";
 
@@ -50,12 +49,19 @@ function selfTestOnce(bwrap: string, platform: NodeJS.Platform): string | null {
 
 function selfTest(bwrap: string, platform: NodeJS.Platform): string | null {
   const argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--share-net"];
-  const result = spawnSync(bwrap, [...argv, "--die-with-parent", "--new-session", "true"], {
-    env: { PATH: systemPath(platform) },
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: 5000,
-  });
-  if (result.error) return result.error.message;
-  if (result.status === 0) return null;
-  return result.stderr?.toString().trim().split("\n")[0] || `exit status ${result.status}`;
+  // Bun.spawnSync rather than node:child_process: that module's import alone costs ms of every CLI start.
+  let result: ReturnType<typeof Bun.spawnSync>;
+  try {
+    result = Bun.spawnSync([bwrap, ...argv, "--die-with-parent", "--new-session", "true"], {
+      env: { PATH: systemPath(platform) },
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+      timeout: 5000,
+    });
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (result.exitCode === 0) return null;
+  return result.stderr?.toString().trim().split("\n")[0] || `exit status ${result.exitCode ?? "unknown"}`;
 }

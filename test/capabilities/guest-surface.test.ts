@@ -21,6 +21,13 @@ const FORBIDDEN = [
   "web_fetch",
   "web_search",
   "request_directory_access",
+  "memory_sources_list",
+  "subagents",
+  "skill_list",
+  "skill_view",
+  "skill_run",
+  "skill_create",
+  "skill_reload",
 ];
 
 async function setup() {
@@ -49,7 +56,8 @@ describe("a guest turn", () => {
       expect(offered).not.toContain(name);
       expect(body.instructions).not.toContain(`- ${name}:`);
     }
-    expect(offered).toEqual(["tool_help"]);
+    // Memory tools stay, bound to the guest's own conversation by the recall scope rules.
+    expect(offered).toEqual(["tool_help", "memory_store", "memory_recall"]);
   });
 
   test("calling a forbidden tool by name is refused like an unknown tool, and tool_help will not describe it", async () => {

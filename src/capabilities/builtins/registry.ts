@@ -5,8 +5,11 @@ import { fileRead } from "./file-read.ts";
 import { fileWrite } from "./file-write.ts";
 import { gitRead, gitWrite } from "./git.ts";
 import { globSearch } from "./glob-search.ts";
+import { MEMORY_TOOLS } from "./memory-tools.ts";
 import { requestDirectoryAccess } from "./request-directory-access.ts";
 import { shell } from "./shell.ts";
+import { SKILL_TOOLS } from "./skill-tools.ts";
+import { subagents } from "./subagents.ts";
 import { toolHelp } from "./tool-help.ts";
 
 /** Every built-in tool, one line each; the order is the catalog's order. */
@@ -21,4 +24,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   gitWrite,
   toolHelp,
   requestDirectoryAccess,
+  ...MEMORY_TOOLS,
+  subagents,
+  ...SKILL_TOOLS,
 ];

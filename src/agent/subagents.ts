@@ -1,0 +1,99 @@
+import type { Registry } from "../capabilities/registry.ts";
+import type { AnyTool, ToolContext } from "../capabilities/tool.ts";
+import type { RouterDeps } from "../providers/router.ts";
+import type { Route } from "../providers/routes.ts";
+import { failureToError } from "./failure-error.ts";
+import { DEFAULT_ITERATION_LIMIT, runToolLoop } from "./tool-loop.ts";
+
+export const SUBAGENT_MAX_TASKS = 10;
+export const SUBAGENT_DEFAULT_CONCURRENCY = 4;
+export const SUBAGENT_MAX_CONCURRENCY = 8;
+
+/**
+ * What a subagent may never do, whatever its parent could: ask the owner for access (nobody is watching
+ * a subagent) or start subagents of its own (skill_run nests, with its own depth cap).
+ */
+const NEVER_DELEGATED = new Set(["request_directory_access", "subagents"]);
+
+export type SubagentTask = {
+  task: string;
+  /** Facts the task needs: a subagent does not see the parent's conversation. */
+  context?: string;
+  /** Extra instructions ahead of the task (a skill's body). */
+  instructions?: string;
+  /** Narrows the tools further (a skill's allowed_tools); never widens. */
+  allowedTools?: readonly string[];
+};
+
+export type SubagentResult = { ok: boolean; text: string };
+
+export type SubagentDeps = {
+  registry: Registry;
+  router: RouterDeps;
+  routes: () => Route[];
+  agentName: string;
+  now: () => number;
+};
+
+/**
+ * Runs tasks as temporary agents, at most `concurrency` at once. Each one's tools are the intersection
+ * of its parent's surface and the delegation baseline (and the task's own allow-list): never wider.
+ */
+export async function runSubagents(
+  tasks: readonly SubagentTask[],
+  parent: ToolContext,
+  opts: { concurrency?: number },
+  deps: SubagentDeps,
+): Promise<SubagentResult[]> {
+  const limit = Math.min(SUBAGENT_MAX_CONCURRENCY, Math.max(1, opts.concurrency ?? SUBAGENT_DEFAULT_CONCURRENCY));
+  const results: SubagentResult[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await runOne(tasks[index]!, parent, deps);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+export function delegatedSurface(parent: readonly AnyTool[], allowed?: readonly string[]): AnyTool[] {
+  return parent.filter((t) => !NEVER_DELEGATED.has(t.name) && (!allowed || allowed.includes(t.name)));
+}
+
+async function runOne(task: SubagentTask, parent: ToolContext, deps: SubagentDeps): Promise<SubagentResult> {
+  const surface = delegatedSurface(parent.surface(), task.allowedTools);
+  // Nobody is watching a subagent: it may not prompt the owner.
+  const context: ToolContext = { ...parent, caller: { ...parent.caller, attended: false }, surface: () => surface };
+  const system = [
+    `You are a focused sub-agent working for ${deps.agentName}. Do exactly the task below with the tools you have,`,
+    "then answer with the result only: no preamble, no questions back (nobody can answer them).",
+    task.instructions ? `\n${task.instructions}` : "",
+    `\nToday's date is ${new Date(deps.now()).toISOString().slice(0, 10)} (UTC).`,
+  ].join(" ");
+  const text = task.context ? `${task.task}\n\nContext:\n${task.context}` : task.task;
+  try {
+    const result = await runToolLoop({
+      routes: deps.routes(),
+      system,
+      messages: [{ role: "user", content: [{ type: "text", text }] }],
+      tools: surface.map((t) => deps.registry.spec(t)),
+      registry: deps.registry,
+      toolContext: context,
+      router: deps.router,
+      signal: parent.signal,
+      iterationLimit: DEFAULT_ITERATION_LIMIT,
+    });
+    if (!result.ok)
+      return {
+        ok: false,
+        text: failureToError(result.failure, deps.now(), { afterOutput: result.afterOutput }).message,
+      };
+    return result.text.trim()
+      ? { ok: true, text: result.text.trim() }
+      : { ok: false, text: "the subagent returned nothing" };
+  } catch (err) {
+    return { ok: false, text: err instanceof Error ? err.message : String(err) };
+  }
+}

@@ -1,0 +1,26 @@
+import type { Message } from "../providers/types.ts";
+
+/**
+ * A deliberately simple size estimate: about four characters per token across the vendors' tokenizers
+ * for English and code. Compaction only needs to know when a conversation is getting near the window.
+ */
+export const CHARS_PER_TOKEN = 4;
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+export function messageTokens(message: Message): number {
+  if (message.role === "tool") return estimateTokens(message.content) + 8;
+  let chars = 0;
+  for (const part of message.content) {
+    if (part.type === "text") chars += part.text.length;
+    else if (part.type === "tool_call") chars += part.name.length + JSON.stringify(part.arguments).length;
+    else chars += JSON.stringify(part.data ?? "").length;
+  }
+  return Math.ceil(chars / CHARS_PER_TOKEN) + 8;
+}
+
+export function messagesTokens(messages: readonly Message[]): number {
+  return messages.reduce((sum, m) => sum + messageTokens(m), 0);
+}

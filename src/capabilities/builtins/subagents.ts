@@ -1,0 +1,28 @@
+import * as v from "valibot";
+import { SUBAGENT_DEFAULT_CONCURRENCY, SUBAGENT_MAX_CONCURRENCY, SUBAGENT_MAX_TASKS } from "../../agent/subagents.ts";
+import { defineTool } from "../tool.ts";
+
+export const subagents = defineTool({
+  name: "subagents",
+  description: `Run up to ${SUBAGENT_MAX_TASKS} independent tasks in parallel as temporary sub-agents and get their results.`,
+  policy: "delegation",
+  readOnly: true,
+  timeoutMs: 60 * 60_000,
+  parameters: v.object({
+    tasks: v.pipe(
+      v.array(v.object({ task: v.pipe(v.string(), v.minLength(1)), context: v.optional(v.string()) })),
+      v.minLength(1),
+      v.maxLength(SUBAGENT_MAX_TASKS, `at most ${SUBAGENT_MAX_TASKS} tasks per call`),
+    ),
+    concurrency: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(SUBAGENT_MAX_CONCURRENCY))),
+  }),
+  help: `Each task runs as its own agent with at most your tools (never request_directory_access or subagents) and up to 100 model calls. Sub-agents cannot see this conversation: put every fact a task needs in its text or context. Default ${SUBAGENT_DEFAULT_CONCURRENCY} at once, at most ${SUBAGENT_MAX_CONCURRENCY}.`,
+  async execute(args, ctx) {
+    const delegation = ctx.delegation;
+    if (!delegation) return { isError: true, content: "sub-agents are not available in this context" };
+    const results = await delegation.run(args.tasks, ctx, { concurrency: args.concurrency });
+    const failed = results.filter((r) => !r.ok).length;
+    const body = results.map((r, i) => `## Task ${i + 1}${r.ok ? "" : " (failed)"}\n${r.text}`).join("\n\n");
+    return { content: body, isError: failed === results.length };
+  },
+});

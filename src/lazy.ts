@@ -1,0 +1,11 @@
+/** An object built on first use: its methods can be handed out now, its cost is paid only if one is called. */
+export function lazy<T extends object>(make: () => T): T {
+  let value: T | undefined;
+  return new Proxy({} as T, {
+    get(_, key) {
+      value ??= make();
+      const member = (value as Record<PropertyKey, unknown>)[key];
+      return typeof member === "function" ? member.bind(value) : member;
+    },
+  });
+}
