@@ -15,6 +15,8 @@ export type FermixPaths = {
   secrets: string;
   workspace: string;
   skills: string;
+  /** The plugin store: installed/<name>/<version>/ with a `current` link per plugin, installed.json, a lock. */
+  plugins: { root: string; installed: string; record: string; staging: string; lock: string };
   /** Prompt files, seeded once and the owner's afterwards. */
   promptFiles: { identity: string; soul: string; guidance: string; user: string; memory: string };
 };
@@ -38,6 +40,13 @@ export function fermixPaths(home: string): FermixPaths {
     secrets: join(home, "secrets"),
     workspace: join(home, "workspace"),
     skills: join(home, "skills"),
+    plugins: {
+      root: join(home, "plugins"),
+      installed: join(home, "plugins", "installed"),
+      record: join(home, "plugins", "installed.json"),
+      staging: join(home, "plugins", "staging"),
+      lock: join(home, "plugins", ".lock"),
+    },
     promptFiles: {
       identity: join(home, "bootstrap", "main", "IDENTITY.md"),
       soul: join(home, "bootstrap", "main", "SOUL.md"),
