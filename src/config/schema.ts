@@ -75,6 +75,23 @@ const Tools = v.strictObject({
   generate_image: v.optional(v.record(v.string(), v.unknown())),
 });
 
+/** A plugin's own settings: the UPPER_SNAKE keys its manifest declares, as strings or booleans. */
+const PluginSettings = v.record(
+  v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]*$/, "an UPPER_SNAKE config key declared by the plugin")),
+  v.union([v.string(), v.boolean()], "a quoted string or true/false"),
+);
+
+const Plugins = v.objectWithRest(
+  {
+    enabled: v.optional(v.array(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,63}$/, "a plugin name")))),
+    /** Plugin folders loaded in place, for plugin authors. */
+    dev_local: v.optional(v.array(v.string())),
+  },
+  PluginSettings,
+);
+
+const OAuthClient = v.strictObject({ client_id: v.optional(v.string()), client_secret: v.optional(SecretRef) });
+
 const Core = v.strictObject({
   profile: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9_-]+$/i, "a name of letters, digits, - or _"))),
   secret_store: v.optional(v.picklist(["keyring", "file"])),
@@ -89,6 +106,9 @@ const Core = v.strictObject({
   providers: v.optional(ProvidersSection),
   routing: v.optional(Routing),
   tools: v.optional(Tools),
+  plugins: v.optional(Plugins),
+  plugin_secrets: v.optional(v.record(v.string(), SecretRef)),
+  oauth: v.optional(v.record(v.string(), OAuthClient)),
   compaction: v.optional(
     v.strictObject({
       enabled: v.optional(v.boolean()),
