@@ -8,7 +8,8 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import pkg from "./package.json" with { type: "json" };
-import { EMBEDDED_DIRS } from "./src/embedded/assets.ts";
+import { EMBEDDED } from "./src/embedded/assets.ts";
+import { runCatalogStep } from "./src/plugins/catalog/build-step.ts";
 
 const root = import.meta.dir;
 const outIndex = process.argv.indexOf("--outfile");
@@ -16,12 +17,14 @@ const outfile = resolve(outIndex > 0 ? process.argv[outIndex + 1]! : `${root}/di
 const version: string = process.env.FERMIX_BUILD_VERSION || pkg.version;
 
 const started = performance.now();
+// Signs catalog/plugins into dist/embed/catalog (and records the trusted key) so the embed below includes them.
+await runCatalogStep({ root, env: process.env });
 const result = await Bun.build({
   entrypoints: [`${root}/src/main.ts`],
   root,
   compile: {
     outfile,
-    assets: EMBEDDED_DIRS.map((dir) => `${root}/${dir}`),
+    assets: Object.values(EMBEDDED).map((dir) => `${root}/${dir}`),
     // The binary must behave the same wherever it runs: no config files picked up from its cwd.
     autoloadBunfig: false,
     autoloadDotenv: false,

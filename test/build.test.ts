@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { listEmbedded } from "../src/embedded/assets.ts";
+import { embeddedFile, listEmbedded } from "../src/embedded/assets.ts";
 import { fermixBinary } from "./fixture/binary.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -32,10 +32,12 @@ describe("the compiled binary", () => {
         .split("\n")
         .map((line) => line.split("\t"));
       // Exactly the project's catalog/ and skills/ files, byte for byte.
-      const expected = listEmbedded(ROOT);
+      const expected = listEmbedded();
       expect(rows.map((r) => r[0])).toEqual(expected);
       expect(expected).toContain("skills/self-knowledge/SKILL.md");
-      for (const [path, , hash] of rows) expect(hash).toBe(await sha256(join(ROOT, path!)));
+      expect(expected).toContain("catalog/index.json");
+      expect(expected.some((p) => p.startsWith("catalog/keys") || p.endsWith(".pem"))).toBe(false);
+      for (const [path, , hash] of rows) expect(hash).toBe(await sha256(embeddedFile(path!)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

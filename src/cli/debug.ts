@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { embeddedRoot, listEmbedded } from "../embedded/assets.ts";
+import { embeddedFile, listEmbedded } from "../embedded/assets.ts";
 import { defineCliCommand } from "./command.ts";
 import { EXIT, UsageError } from "./exit.ts";
 import { writeOut } from "./output.ts";
@@ -10,10 +10,9 @@ const command = defineCliCommand({
   options: {},
   async run(rawArgs) {
     if (rawArgs[0] !== "embedded") throw UsageError("debug: the only topic is `embedded`");
-    const root = embeddedRoot();
     const lines: string[] = [];
-    for (const path of listEmbedded(root)) {
-      const bytes = await Bun.file(`${root}/${path}`).bytes();
+    for (const path of listEmbedded()) {
+      const bytes = await Bun.file(embeddedFile(path)).bytes();
       lines.push(`${path}\t${bytes.byteLength}\t${createHash("sha256").update(bytes).digest("hex")}`);
     }
     await writeOut(lines.length ? `${lines.join("\n")}\n` : "");

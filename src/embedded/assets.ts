@@ -1,37 +1,57 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
-/** The folders build.ts embeds into the binary, as paths relative to the project root. */
-export const EMBEDDED_DIRS = ["catalog", "skills"] as const;
-
 /**
- * Where embedded files are read from: inside the compiled binary its virtual file system (assets keep
- * their project-relative paths beside the entry point); from source, the project checkout itself.
+ * What build.ts embeds into the binary: each name is a top-level folder inside the binary, filled from
+ * the source path beside it. (Bun embeds an asset folder under its base name, so each source path ends
+ * in its name.) Only the built, signed catalog goes in — not the plugin sources or the development
+ * signing key next to them.
  */
-export function embeddedRoot(): string {
-  return Bun.isStandaloneExecutable ? import.meta.dir : join(import.meta.dir, "..", "..");
+export const EMBEDDED = { catalog: "dist/embed/catalog", skills: "skills" } as const;
+export type EmbeddedName = keyof typeof EMBEDDED;
+
+const SOURCE_ROOT = join(import.meta.dir, "..", "..");
+
+/** The project checkout when running from source; undefined inside the compiled binary. */
+export function sourceRoot(): string | undefined {
+  return Bun.isStandaloneExecutable ? undefined : SOURCE_ROOT;
 }
 
-/** Lists embedded files as project-relative paths (`skills/self-knowledge/SKILL.md`). */
-export function listEmbedded(root = embeddedRoot()): string[] {
+/** Where one embedded folder's files are read from: the binary's virtual file system, or the checkout. */
+export function embeddedDir(name: EmbeddedName): string {
+  return Bun.isStandaloneExecutable ? join(import.meta.dir, name) : join(SOURCE_ROOT, EMBEDDED[name]);
+}
+
+/** Every embedded file as `<name>/<path>` (`skills/self-knowledge/SKILL.md`), sorted. */
+export function listEmbedded(): string[] {
   const out: string[] = [];
-  const walk = (dir: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names.sort()) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.push(relative(root, path));
-    }
-  };
-  for (const dir of EMBEDDED_DIRS) walk(join(root, dir));
+  for (const name of Object.keys(EMBEDDED) as EmbeddedName[]) {
+    const base = embeddedDir(name);
+    const walk = (dir: string) => {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return;
+      }
+      for (const entry of names.sort()) {
+        const path = join(dir, entry);
+        if (statSync(path).isDirectory()) walk(path);
+        else out.push(`${name}/${relative(base, path)}`);
+      }
+    };
+    walk(base);
+  }
   return out;
 }
 
-export function readEmbedded(path: string, root = embeddedRoot()): Promise<string> {
-  return Bun.file(join(root, path)).text();
+/** The file behind an embedded path from listEmbedded. */
+export function embeddedFile(path: string): string {
+  const [name, ...rest] = path.split("/");
+  if (!name || !(name in EMBEDDED)) throw new Error(`not an embedded path: ${path}`);
+  return join(embeddedDir(name as EmbeddedName), ...rest);
+}
+
+export function readEmbedded(path: string): Promise<string> {
+  return Bun.file(embeddedFile(path)).text();
 }
