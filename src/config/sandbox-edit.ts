@@ -108,17 +108,31 @@ function edit(
   change: (doc: SandboxDoc) => string | null,
   applied: (c: Config) => boolean,
 ): ConfigEdit {
+  return { ...editConfigText(file, "sandbox", (text) => change(readDoc(text, file)), applied), path };
+}
+
+/**
+ * The cycle every text edit of config.toml shares: read (a missing file is empty), refuse a file that is
+ * already invalid, apply `change`, re-parse the result and check with `applied` that it says what was meant,
+ * then replace the file atomically. `change` returns null when there is nothing to do.
+ */
+export function editConfigText(
+  file: string,
+  section: string,
+  change: (text: string) => string | null,
+  applied: (c: Config) => boolean,
+): { file: string; changed: boolean; before: string; after: string } {
   const before = existsSync(file) ? readFileSync(file, "utf8") : "";
   parseConfig(before, file); // an invalid file is the user's to fix first; editing it could only make it worse
-  const after = change(readDoc(before, file)) ?? before;
-  if (after === before) return { file, path, changed: false, before, after };
+  const after = change(before) ?? before;
+  if (after === before) return { file, changed: false, before, after };
   if (!applied(parseConfig(after, file))) {
-    throw ConfigEditFailed(`${file}: the edit to [sandbox] did not take effect; the file was left unchanged.`, {
+    throw ConfigEditFailed(`${file}: the edit to [${section}] did not take effect; the file was left unchanged.`, {
       file,
     });
   }
-  writeAtomically(file, after);
-  return { file, path, changed: true, before, after };
+  writeConfigAtomically(file, after);
+  return { file, changed: true, before, after };
 }
 
 type SandboxDoc = {
@@ -175,7 +189,8 @@ function normalise(path: string, home: string | undefined): string {
   }
 }
 
-function writeAtomically(file: string, text: string) {
+/** Temp file in the same directory (mode 0600, fsynced) renamed over `file`, so a crash leaves the old or the new file. */
+export function writeConfigAtomically(file: string, text: string) {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.${basename(file)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);

@@ -186,3 +186,61 @@ export function splice(text: string, start: number, end: number, insert: string)
 export function tomlString(value: string): string {
   return JSON.stringify(value).replaceAll("\u007f", "\\u007f");
 }
+
+/** Removes a key/value statement with its whole line (a trailing comment on that line goes with it). */
+export function removeStatement(text: string, statement: Statement): string {
+  const lineStart = text.lastIndexOf("\n", statement.start - 1) + 1;
+  return splice(text, lineStart, Math.min(statement.lineEnd + 1, text.length), "");
+}
+
+/** One `[table]` of a document and the edits a caller makes to it; everything outside the edited span stays as written. */
+export type TableDoc = {
+  text: string;
+  nl: string;
+  statement(key: string): Statement | undefined;
+  /** Adds `line` at the start or end of the table's body, writing the `[table]` header at the end when missing. */
+  addKey(line: string, where: "start" | "end"): string;
+  /** Replaces the value of `key`, or adds `key = literal` when absent. */
+  setValue(key: string, literal: string, where: "start" | "end"): string;
+  /**
+   * A statement outside the table's own body that also defines it: dotted keys (`plugins.enabled = …` under
+   * [fermix_core]) or an inline table. A text edit next to it could only make the file invalid, so callers refuse.
+   */
+  definedElsewhere: string | undefined;
+};
+
+export function tableDoc(text: string, name: string): TableDoc {
+  const nl = text.includes("\r\n") ? "\r\n" : "\n";
+  const { tables, topKeys } = outline(text);
+  const table = tables.find((t) => t.name === name);
+  const overlaps = (path: string) => path === name || path.startsWith(`${name}.`) || name.startsWith(`${path}.`);
+  const elsewhere = [
+    ...topKeys,
+    ...tables
+      .filter((t) => t.name !== name && !t.name.startsWith(`${name}.`))
+      .flatMap((t) => t.body.map((s) => `${t.name}.${s.key}`)),
+  ].find(overlaps);
+  const statement = (key: string) => table?.body.find((s) => s.key === key);
+  const addKey = (line: string, where: "start" | "end") => {
+    if (!table) {
+      const gap = text === "" ? "" : text.endsWith("\n") ? nl : nl + nl;
+      return `${text}${gap}[${name}]${nl}${line}${nl}`;
+    }
+    const after = where === "end" && table.body.length ? table.body.at(-1)!.lineEnd : table.headerEnd;
+    const lead = after >= text.length && !text.endsWith("\n") ? nl : "";
+    const at = Math.min(after + 1, text.length);
+    return splice(text, at, at, `${lead}${line}${nl}`);
+  };
+  return {
+    text,
+    nl,
+    statement,
+    addKey,
+    setValue(key, literal, where) {
+      const current = statement(key);
+      if (current) return splice(text, current.valueStart, current.valueEnd, literal);
+      return addKey(`${key} = ${literal}`, where);
+    },
+    definedElsewhere: elsewhere,
+  };
+}
