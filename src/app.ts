@@ -9,10 +9,12 @@ import { WEB_TOOLS } from "./capabilities/builtins/web-tools.ts";
 import { createRegistry, type Registry } from "./capabilities/registry.ts";
 import type { Caller, Delegation } from "./capabilities/tool.ts";
 import type { Env } from "./config/env.ts";
+import { createLiveConfig } from "./config/live-config.ts";
 import { loadConfig } from "./config/load.ts";
 import { type FermixPaths, fermixPaths, resolveHome } from "./config/paths.ts";
 import { grantPath } from "./config/sandbox-edit.ts";
 import type { Config } from "./config/schema.ts";
+import { createSecretStore } from "./config/secret-store.ts";
 import { resolveSecret } from "./config/secrets.ts";
 import { createApprovals } from "./gateway/approvals.ts";
 import { createLanes, type Lanes } from "./gateway/lanes.ts";
@@ -24,6 +26,10 @@ import { createMessageStore } from "./memory/messages.ts";
 import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
+import { loadCatalog } from "./plugins/catalog/load-catalog.ts";
+import { createPluginHost } from "./plugins/plugin-host.ts";
+import { pluginsSection, unavailablePluginTool } from "./plugins/prompt-section.ts";
+import { createPluginStore } from "./plugins/store/plugin-store.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
 import { subagentRoutes, validateRouting } from "./providers/routing-config.ts";
 import { WIRES } from "./providers/wires/registry.ts";
@@ -31,6 +37,7 @@ import { createLiveSandbox } from "./sandbox/live-sandbox.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { createSkillCatalog, type SkillCatalog } from "./skills/catalog.ts";
 import { skillsIndex } from "./skills/prompt-index.ts";
+import { VERSION } from "./version.ts";
 
 export type AppDeps = {
   env: Env;
@@ -89,13 +96,21 @@ export async function createApp(deps: AppDeps): Promise<App> {
       paths: { userMd: paths.promptFiles.user, memoryMd: paths.promptFiles.memory },
     }),
   );
+  const liveConfig = createLiveConfig(paths.config, config, log.withTag("config"));
   const sandbox = createLiveSandbox({
-    configFile: paths.config,
-    initial: config,
+    config: liveConfig,
     userHome: deps.env.HOME || homedir(),
     fermixHome: paths.home,
-    log: log.withTag("sandbox"),
   });
+  const plugins = lazy(() =>
+    createPluginHost({
+      paths,
+      coreVersion: VERSION,
+      catalog: () => loadCatalog(),
+      store: createPluginStore({ paths: paths.plugins }),
+      secrets: createSecretStore({ secretsDir: paths.secrets, profile: config.fermix_core?.profile }),
+    }),
+  );
 
   const remember = (routes: Route[]) => {
     for (const r of routes)
@@ -178,6 +193,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     routes(input.choice); // no provider → fail here, before anything is written to FERMIX_HOME
     prepareHome();
     const { skills: known } = await skills.load();
+    // Enabled plugins and their readiness, as config.toml says now (enable/disable apply on the next turn).
+    const pluginStates = await plugins.summaries(liveConfig()).catch((err) => {
+      log.withTag("plugins").warn(`plugins could not be read: ${(err as Error).message}`);
+      return [];
+    });
     // The "owner" recall scope covers the conversations the owner spoke in.
     memory.noteConversation(input.key, input.caller.trust);
     const result = await runTurn(input, {
@@ -190,7 +210,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
       agentName,
       timezone: config.fermix_core?.personalization?.timezone ?? "America/New_York",
       promptFiles: () => readPromptFiles(paths),
-      skillsIndex: (surface) => skillsIndex(known, surface),
+      skillsIndex: (surface) =>
+        [skillsIndex(known, surface), pluginsSection(pluginStates)].filter(Boolean).join("\n\n"),
+      unknownToolHint: (name) => unavailablePluginTool(name, pluginStates),
       compactionThreshold: compaction?.threshold,
       onToolExecution: (e) =>
         toolLog.info(

@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<{ default: CliCommand }>> = {
   stop: () => import("./cli/stop.ts"),
   capabilities: () => import("./cli/capabilities.ts"),
   memory: () => import("./cli/memory.ts"),
+  plugins: () => import("./cli/plugins.ts"),
   sandbox: () => import("./cli/sandbox.ts"),
   grant: () => import("./cli/grant.ts"),
   revoke: () => import("./cli/revoke.ts"),

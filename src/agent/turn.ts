@@ -62,6 +62,8 @@ export type TurnDeps = {
   promptFiles?: () => Partial<PromptFiles>;
   /** `## Skills` for this caller's tools: names and descriptions only. */
   skillsIndex?: (surface: readonly AnyTool[]) => string | undefined;
+  /** What to tell the model about a tool name it cannot use (a disabled plugin's tool: how to enable it). */
+  unknownToolHint?: (name: string) => string | undefined;
   /** Share of the context window above which old tool results are digested inside one turn. */
   compactionThreshold?: number;
   routes: (choice: RouteChoice) => Route[];
@@ -105,6 +107,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     now: deps.now,
     notify: (text) => input.onNotice?.(text),
     surface: () => surface,
+    unknownToolHint: deps.unknownToolHint,
   };
 
   const result = await runToolLoop({

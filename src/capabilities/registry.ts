@@ -53,7 +53,8 @@ export function createRegistry(tools: readonly AnyTool[]) {
       // A tool outside it is reported exactly like one that does not exist.
       const tool = ctx.surface().find((t) => t.name === call.name);
       if (!tool || !mayUse(tool, ctx.caller)) {
-        return done({ isError: true, content: `There is no tool named "${call.name}" available here.` });
+        const hint = ctx.caller.trust === "operator" ? ctx.unknownToolHint?.(call.name) : undefined;
+        return done({ isError: true, content: hint ?? `There is no tool named "${call.name}" available here.` });
       }
       const parsed = v.safeParse(tool.parameters, call.arguments);
       if (!parsed.success) return done({ isError: true, content: describeIssues(call.name, parsed.issues) });

@@ -49,6 +49,8 @@ export type ToolContext = {
   /** The tools this caller may use, for tool_help. */
   surface(): readonly AnyTool[];
   approvals: DirectoryApprovals;
+  /** What to say about a tool name outside the surface, when there is more to say than "no such tool". */
+  unknownToolHint?: (name: string) => string | undefined;
   /** Starts subagents (absent where delegation is not wired, e.g. in some tests). */
   delegation?: Delegation;
   /** Durable facts and recall (absent where memory is not wired; the memory tools then say so). */

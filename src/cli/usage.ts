@@ -12,6 +12,7 @@ Commands:
   capabilities     List the tools the agent can use (--kind K, --json)
   skills           list [--json] | view NAME [FILE] | reload
   memory           review [--now] | revisions [NAME] | restore ID
+  plugins          list | catalog | install NAME | enable NAME | auth set NAME | … (fermix plugins --help)
   sandbox          status | explain PATH | mode strict|standard|open
   grant path P     Let the agent's tools use directory P
   revoke path P    Take directory P back

@@ -1,0 +1,135 @@
+import { BUNDLED_PLUGINS } from "../plugins/manifest/checks.ts";
+import { PluginRefused, UnknownPlugin } from "../plugins/plugin-host.ts";
+import { statusFix } from "../plugins/readiness.ts";
+import { type CliResult, enable } from "../plugins/settings/cli.ts";
+import { one, type PluginContext, pluginContext, settingsDeps } from "./_plugins.ts";
+import { UsageError } from "./exit.ts";
+
+const isBundled = (name: string) => (BUNDLED_PLUGINS as readonly string[]).includes(name);
+
+/** The read-only views and the store operations. */
+export async function storeCommand(sub: string, rest: string[]): Promise<CliResult | undefined> {
+  switch (sub) {
+    case "list":
+    case "doctor": {
+      const ctx = await pluginContext();
+      await ctx.host.ensureBundled(ctx.config);
+      let states = await ctx.host.states(ctx.config);
+      if (sub === "doctor" && rest[0]) {
+        states = states.filter((s) => s.name === rest[0]);
+        if (!states.length) throw UnknownPlugin(`unknown plugin "${rest[0]}"`, { name: rest[0]! });
+      }
+      const rows = states.map((s) =>
+        sub === "list"
+          ? [s.name, s.version ?? s.latest ?? "-", s.source, s.enabled ? "enabled" : "disabled", s.status]
+          : [s.name, s.status, s.loadError ?? statusFix(s.name, s.status, s.catalogAuth?.provider ?? undefined)],
+      );
+      return {
+        text: rows.map((r) => r.join("\t")).join("\n"),
+        json: { plugins: states.map(({ manifest, ...s }) => s) },
+      };
+    }
+    case "catalog": {
+      const ctx = await pluginContext();
+      const plugins = (await ctx.host.entries(ctx.config)).filter(
+        (e) => e.source === "catalog" || e.source === "bundled" || e.latest,
+      );
+      const catalog = await ctx.host.catalogIndex();
+      const rows = catalog.plugins.map((p) => [
+        p.name,
+        p.latest,
+        p.auth_type,
+        p.rails.join(","),
+        isBundled(p.name) ? "bundled" : "catalog",
+        p.description,
+      ]);
+      return {
+        text: rows.map((r) => r.join("\t")).join("\n"),
+        json: { plugins: catalog.plugins, known: plugins.length },
+      };
+    }
+    case "installed": {
+      const ctx = await pluginContext();
+      const active = await ctx.host.store.list();
+      const rows = active.map((a) => [
+        a.record.name,
+        a.record.version,
+        a.record.verified_at,
+        a.record.sha256.slice(0, 12),
+      ]);
+      return {
+        text: rows.map((r) => r.join("\t")).join("\n") || "no plugins installed",
+        json: { installed: active.map((a) => a.record) },
+      };
+    }
+    case "reload":
+      // The daemon re-reads plugins, their settings and secrets before each turn; there is no cache to drop.
+      return {
+        text: "plugins are re-read on every turn; the next turn sees the current state",
+        json: { reloaded: true },
+      };
+    case "install": {
+      const [name, version] = splitAt(one(rest, "install NAME[@VER]"));
+      const ctx = await pluginContext();
+      const record = await ctx.host.install(name, version);
+      return { text: `installed\t${record.name}\t${record.version}\t${record.sha256.slice(0, 12)}`, json: record };
+    }
+    case "upgrade": {
+      const name = one(rest, "upgrade NAME");
+      const ctx = await pluginContext();
+      const current = await ctx.host.store.current(name);
+      const latest = (await ctx.host.catalogIndex()).plugins.find((p) => p.name === name)?.latest;
+      if (!latest) throw UnknownPlugin(`no plugin named "${name}" in this build's catalog`, { name });
+      if (current?.record.version === latest)
+        return { text: `${name}\t${latest}\talready the latest`, json: current.record };
+      const record = await ctx.host.install(name, latest, { allowBundled: isBundled(name) });
+      return { text: `upgraded\t${name}\t${current?.record.version ?? "-"}\t${record.version}`, json: record };
+    }
+    case "pin": {
+      const [name, version] = splitAt(one(rest, "pin NAME@VER"));
+      if (!version) throw UsageError("usage: fermix plugins pin NAME@VER");
+      const ctx = await pluginContext();
+      const installed = await ctx.host.store.versions(name);
+      const record = installed.includes(version)
+        ? await ctx.host.store.activate(name, version)
+        : await ctx.host.install(name, version, { allowBundled: isBundled(name) });
+      return { text: `pinned\t${name}\t${record.version}`, json: record };
+    }
+    case "uninstall": {
+      const name = one(rest, "uninstall NAME");
+      if (isBundled(name))
+        throw PluginRefused(
+          `${name} is bundled and cannot be uninstalled; disable it with fermix plugins disable ${name}`,
+          { name },
+        );
+      const ctx = await pluginContext();
+      const removed = await ctx.host.store.uninstall(name);
+      return { text: `uninstalled\t${name}\t${removed.join(",")}`, json: { name, removed } };
+    }
+    case "gc": {
+      const ctx = await pluginContext();
+      const report = await ctx.host.store.gc();
+      const lines = report.removed.map((r) => `removed\t${r.name}\t${r.version}`);
+      return { text: lines.join("\n") || "nothing to remove", json: report };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** `enable` installs a catalog plugin first when it is not on this machine (the reference's behaviour). */
+export async function enableWithInstall(name: string, ctx: PluginContext): Promise<CliResult> {
+  const notes: string[] = [];
+  const entry = (await ctx.host.entries(ctx.config)).find((e) => e.name === name);
+  if (entry?.source === "catalog" && !entry.version) {
+    const record = await ctx.host.install(name);
+    notes.push(`installed ${name} ${record.version} from the catalog`);
+  }
+  const result = await enable(name, await settingsDeps(await pluginContext()));
+  return { ...result, notes: [...notes, ...(result.notes ?? [])] };
+}
+
+function splitAt(spec: string): [string, string | undefined] {
+  const at = spec.indexOf("@");
+  return at < 0 ? [spec, undefined] : [spec.slice(0, at), spec.slice(at + 1) || undefined];
+}

@@ -1,0 +1,51 @@
+import type { CliResult } from "../plugins/settings/cli.ts";
+import { settingsCommand } from "./_plugins-settings.ts";
+import { storeCommand } from "./_plugins-store.ts";
+import { type ParsedArgs, parseStrict } from "./args.ts";
+import { defineCliCommand } from "./command.ts";
+import { EXIT, jsonEnvelope, UsageError } from "./exit.ts";
+import { writeErr, writeOut } from "./output.ts";
+import { runValidate } from "./plugins-validate.ts";
+
+const USAGE = [
+  "plugins list | catalog | installed | doctor [NAME] | reload",
+  "plugins enable NAME | disable NAME",
+  "plugins install NAME[@VER] | upgrade NAME | pin NAME@VER | uninstall NAME | gc",
+  "plugins validate DIR",
+  "plugins config NAME | config set NAME KEY VALUE",
+  "plugins auth set NAME (secret on stdin) | auth clear NAME | auth status [NAME]",
+].join("\n       fermix ");
+
+const command = defineCliCommand({
+  meta: {
+    name: "plugins",
+    usage: USAGE,
+    description:
+      "Manage plugins from the signed catalog inside this binary. Plain output is tab-separated; --json gives the typed envelope.",
+  },
+  options: { json: { type: "boolean", description: "print the typed JSON envelope" } },
+  async run(rawArgs) {
+    const args = parseStrict(rawArgs, command.options, "plugins");
+    const [sub, ...rest] = args._;
+    if (!sub) throw UsageError(`usage: fermix ${USAGE}`);
+    if (sub === "validate") {
+      if (rest.length !== 1) throw UsageError("usage: fermix plugins validate DIR");
+      return runValidate(rest[0]!, args.json === true);
+    }
+    const result = (await storeCommand(sub, rest)) ?? (await settingsCommand(sub, rest));
+    if (!result) throw UsageError(`plugins: unknown subcommand "${sub}"\nusage: fermix ${USAGE}`);
+    return print(result, args);
+  },
+});
+
+export default command;
+
+async function print(result: CliResult, args: ParsedArgs): Promise<number> {
+  if (args.json) {
+    await writeOut(`${jsonEnvelope({ ok: true, result: result.json })}\n`);
+  } else {
+    if (result.text) await writeOut(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
+    for (const note of result.notes ?? []) await writeErr(`${note}\n`);
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,243 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { FermixPaths } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+import type { SecretStore } from "../config/secret-store.ts";
+import { defineError } from "../error.ts";
+import { embeddedTrust } from "../trust/embedded-keys.ts";
+import { verifyArtifact } from "../trust/verify.ts";
+import type { Catalog } from "./catalog/load-catalog.ts";
+import { BUNDLED_PLUGINS, compareVersions, coreVersionOf, SUPPORTED_PLUGIN_APIS } from "./manifest/checks.ts";
+import type { Manifest } from "./manifest/schema.ts";
+import { validatePluginDir } from "./manifest/validate.ts";
+import type { PluginSummary } from "./prompt-section.ts";
+import { type PluginStatus, readiness } from "./readiness.ts";
+import { enabledPlugins, pluginConfigValues } from "./settings/plugin-config.ts";
+import { pluginSecretState } from "./settings/plugin-secrets.ts";
+import type { PluginStore } from "./store/plugin-store.ts";
+import type { InstalledRecord } from "./store/store-record.ts";
+
+export const PluginRefused = defineError<{ name: string }>("plugin_refused");
+export const UnknownPlugin = defineError<{ name: string }>("unknown_plugin");
+
+export type PluginSource = "bundled" | "installed" | "dev_local" | "catalog";
+
+export type PluginEntry = {
+  name: string;
+  source: PluginSource;
+  /** The version on this machine (installed, bundled once unpacked, or dev_local). */
+  version?: string;
+  latest?: string;
+  description: string;
+  /** From the catalog index, for a plugin whose manifest is not on this machine yet. */
+  catalogAuth?: { type: string; provider?: string | null };
+  manifest?: Manifest;
+  dir?: string;
+  incompatible?: boolean;
+  /** Why a dev_local folder or an installed tree did not load. */
+  loadError?: string;
+};
+
+export type PluginState = PluginEntry & { enabled: boolean; status: PluginStatus };
+
+export type PluginHostDeps = {
+  paths: FermixPaths;
+  coreVersion: string;
+  catalog: () => Promise<Catalog>;
+  store: PluginStore;
+  secrets: SecretStore;
+};
+
+/**
+ * Everything fermix knows about plugins, joined: the signed catalog in the binary, the versioned store,
+ * dev_local folders, config.toml's enabled list and settings, and stored secrets. Bundled plugins are
+ * unpacked into the store from the catalog (through the same verified pipeline) the first time they are needed.
+ */
+export function createPluginHost(deps: PluginHostDeps) {
+  const core = coreVersionOf(deps.coreVersion) ?? "0.0.0";
+
+  async function install(
+    name: string,
+    version?: string,
+    opts: { allowBundled?: boolean } = {},
+  ): Promise<InstalledRecord> {
+    if (!opts.allowBundled && (BUNDLED_PLUGINS as readonly string[]).includes(name)) {
+      throw PluginRefused(`${name} is bundled with fermix and always present; enable or disable it instead`, { name });
+    }
+    const catalog = await deps.catalog();
+    const entry = catalog.find(name);
+    if (!entry)
+      throw UnknownPlugin(`no plugin named "${name}" in this build's catalog (fermix plugins catalog lists them)`, {
+        name,
+      });
+    const wanted = version ?? entry.latest;
+    if (entry.yanked.includes(wanted))
+      throw PluginRefused(`${name} ${wanted} was withdrawn (yanked); install another version`, { name });
+    const release = entry.versions.find((v) => v.version === wanted);
+    if (!release) {
+      throw PluginRefused(
+        `${name} has no version ${wanted} (available: ${entry.versions.map((v) => v.version).join(", ")})`,
+        { name },
+      );
+    }
+    if (release.plugin_api !== null && !(SUPPORTED_PLUGIN_APIS as readonly number[]).includes(release.plugin_api)) {
+      throw PluginRefused(
+        `${name} ${wanted} needs plugin API ${release.plugin_api}, which this fermix does not speak; upgrade fermix`,
+        { name },
+      );
+    }
+    if (release.min_core_version && compareVersions(release.min_core_version, core) > 0) {
+      throw PluginRefused(
+        `${name} ${wanted} needs fermix ${release.min_core_version} or newer (this is ${core}); run fermix upgrade`,
+        { name },
+      );
+    }
+    const file = await catalog.artifact(name, wanted);
+    return deps.store.install({
+      name,
+      version: wanted,
+      artifact: file.bytes,
+      expectedSha256: file.sha256,
+      verifySignature: (bytes) => verifyArtifact({ bytes, bundle: file.bundle, trust: embeddedTrust() }),
+      validate: (dir) =>
+        validatePluginDir(dir, { expectedName: name, expectedVersion: wanted, coreVersion: deps.coreVersion }),
+      probeRuntime: async (dir) => probeRuntime(dir, deps.coreVersion),
+    });
+  }
+
+  async function loadManifest(dir: string, name?: string, version?: string) {
+    return validatePluginDir(dir, { expectedName: name, expectedVersion: version, coreVersion: deps.coreVersion });
+  }
+
+  /** Every plugin fermix can name: bundled, installed, dev_local, and the rest of the catalog. */
+  async function entries(config: Config): Promise<PluginEntry[]> {
+    const catalog = await deps.catalog();
+    const out = new Map<string, PluginEntry>();
+    for (const plugin of catalog.plugins) {
+      const bundled = (BUNDLED_PLUGINS as readonly string[]).includes(plugin.name);
+      out.set(plugin.name, {
+        name: plugin.name,
+        source: bundled ? "bundled" : "catalog",
+        latest: plugin.latest,
+        description: plugin.description,
+        catalogAuth: { type: plugin.auth_type, provider: plugin.auth_provider },
+      });
+    }
+    for (const active of await deps.store.list()) {
+      const name = active.record.name;
+      const entry = out.get(name) ?? { name, source: "installed" as const, description: "" };
+      const record = active.record;
+      const incompatible =
+        !(SUPPORTED_PLUGIN_APIS as readonly number[]).includes(record.plugin_api) ||
+        compareVersions(record.min_core_version, core) > 0;
+      const loaded = await loadManifest(active.dir, name, record.version);
+      out.set(name, {
+        ...entry,
+        source: entry.source === "bundled" ? "bundled" : "installed",
+        version: record.version,
+        dir: active.dir,
+        incompatible,
+        manifest: loaded.ok ? loaded.manifest : undefined,
+        loadError: loaded.ok ? undefined : loaded.errors.map((e) => `${e.path}: ${e.message}`).join("; "),
+        description: entry.description || (loaded.ok ? loaded.manifest.description : ""),
+      });
+    }
+    for (const dir of config.fermix_core?.plugins?.dev_local ?? []) {
+      const loaded = await loadManifest(dir);
+      const name = loaded.ok ? loaded.manifest.name : dir;
+      out.set(name, {
+        name,
+        source: "dev_local",
+        dir,
+        version: loaded.ok ? loaded.manifest.version : undefined,
+        description: loaded.ok ? loaded.manifest.description : "",
+        manifest: loaded.ok ? loaded.manifest : undefined,
+        loadError: loaded.ok ? undefined : loaded.errors.map((e) => `${e.path}: ${e.message}`).join("; "),
+      });
+    }
+    return [...out.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Bundled plugins that are enabled but not unpacked yet are unpacked now (verified like any install). */
+  async function ensureBundled(config: Config): Promise<void> {
+    const enabled = new Set(enabledPlugins(config));
+    for (const name of BUNDLED_PLUGINS) {
+      if (enabled.has(name) && !(await deps.store.current(name)))
+        await install(name, undefined, { allowBundled: true });
+    }
+  }
+
+  async function states(config: Config): Promise<PluginState[]> {
+    const enabled = new Set(enabledPlugins(config));
+    return (await entries(config)).map((entry) => {
+      const manifest = entry.manifest;
+      const provider = manifest?.auth.type === "oauth2" ? (manifest.auth as { provider?: string }).provider : undefined;
+      const client = provider ? config.fermix_core?.oauth?.[provider] : undefined;
+      const status = readiness({
+        enabled: enabled.has(entry.name),
+        manifest: manifest
+          ? { auth: manifest.auth as { type: "none" | "oauth2" | "api_key" }, config: manifest.config }
+          : undefined,
+        incompatible: entry.incompatible,
+        runtimeMissing: manifest && entry.dir ? !probeRuntimeSync(entry.dir, manifest) : false,
+        configValues: pluginConfigValues(config, entry.name),
+        secretSet: pluginSecretState(config, deps.secrets, entry.name) !== "missing",
+        oauthClientConfigured: Boolean(client?.client_id && client?.client_secret),
+        // OAuth tokens arrive with the auth flow (the rails issue); until then an oauth2 plugin needs auth.
+        token: undefined,
+      });
+      return { ...entry, enabled: enabled.has(entry.name), status };
+    });
+  }
+
+  /** For the runtime prompt: what is enabled and whether it is ready, with its tool names. */
+  async function summaries(config: Config): Promise<PluginSummary[]> {
+    if (!enabledPlugins(config).length && !config.fermix_core?.plugins?.dev_local?.length) return [];
+    await ensureBundled(config).catch(() => {});
+    return (await states(config)).map((s) => ({
+      name: s.name,
+      enabled: s.enabled,
+      status: s.status,
+      tools: (s.manifest?.tools ?? []).map((t) => t.name),
+    }));
+  }
+
+  return {
+    install,
+    entries,
+    states,
+    summaries,
+    ensureBundled,
+    store: deps.store,
+    catalogIndex: async () => (await deps.catalog()).index,
+  };
+}
+
+export type PluginHost = ReturnType<typeof createPluginHost>;
+
+type RuntimeSpec = { kind?: string; command?: string; vendored?: boolean; min_version?: string };
+
+/** An mcp plugin's host runtime: a bare command on PATH, or its vendored binary for this machine. */
+function probeRuntimeSync(dir: string, manifest: Manifest): boolean {
+  const runtime = (manifest as { runtime?: RuntimeSpec }).runtime;
+  if (!runtime?.command) return true;
+  if (runtime.vendored) return existsSync(join(dir, "bin", hostTarget(), runtime.command));
+  return Bun.which(runtime.command) !== null;
+}
+
+async function probeRuntime(dir: string, coreVersion: string) {
+  const loaded = await validatePluginDir(dir, { coreVersion });
+  if (!loaded.ok || probeRuntimeSync(dir, loaded.manifest)) return { ok: true as const };
+  const runtime = (loaded.manifest as { runtime?: RuntimeSpec }).runtime;
+  return {
+    ok: false as const,
+    status: "missing_host_runtime" as const,
+    reason: `${runtime?.command} was not found on PATH; install ${runtime?.kind === "python" ? "Python" : runtime?.kind === "node" ? "Node.js" : runtime?.command} and try again`,
+  };
+}
+
+function hostTarget(): string {
+  const os = process.platform === "darwin" ? "macos" : "linux";
+  const arch = process.arch === "arm64" ? "aarch64" : "x86_64";
+  return `${os}-${arch}`;
+}
