@@ -5,8 +5,6 @@ import { join, resolve } from "node:path";
 import { embeddedFile, listEmbedded } from "../src/embedded/assets.ts";
 import { fermixBinary } from "./fixture/binary.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
-
 async function sha256(path: string): Promise<string> {
   return new Bun.CryptoHasher("sha256").update(await Bun.file(path).bytes()).digest("hex");
 }

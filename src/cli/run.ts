@@ -12,6 +12,10 @@ const command = defineCliCommand({
       const [{ createApp }, { startDaemon }] = await Promise.all([import("../app.ts"), import("../daemon/server.ts")]);
       const app = await createApp({ env: processEnv(), logToStderr: true, backgroundReview: true });
       app.prepareHome();
+      // The catalog in the binary is checked at start: a tampered one is refused (and plugins stay off) before any use.
+      await import("../plugins/catalog/load-catalog.ts")
+        .then(({ loadCatalog }) => loadCatalog())
+        .catch((err) => app.log.withTag("plugins").error(`${(err as Error).message}; plugins are unavailable`));
       const daemon = await startDaemon(app);
       const onSignal = () => void daemon.stop();
       process.on("SIGTERM", onSignal);
