@@ -106,7 +106,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     createPluginHost({
       paths,
       coreVersion: VERSION,
-      catalog: () => loadCatalog(),
+      catalog: () => loadCatalog({ net }),
       store: createPluginStore({ paths: paths.plugins }),
       secrets: createSecretStore({ secretsDir: paths.secrets, profile: config.fermix_core?.profile }),
     }),

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { embeddedDir } from "../../embedded/assets.ts";
 import { defineError } from "../../error.ts";
+import type { GuardedFetch } from "../../net/types.ts";
 import { embeddedTrust } from "../../trust/embedded-keys.ts";
 import type { TrustMaterial } from "../../trust/trust-material.ts";
 import { SignatureInvalid, verifyArtifact } from "../../trust/verify.ts";
@@ -35,7 +36,13 @@ export type Catalog = {
  * Loads the signed plugin catalog. The index is trusted only after its bundle verifies against the keys this
  * build embeds; only then is its shape checked and its contents used.
  */
-export async function loadCatalog(opts: { root?: string; trust?: TrustMaterial } = {}): Promise<Catalog> {
+/** Large artifacts (native helpers) may live at an https origin; they are fetched through the outbound door. */
+const MAX_REMOTE_ARTIFACT_BYTES = 200 * 1024 * 1024;
+const MAX_REMOTE_BUNDLE_BYTES = 1024 * 1024;
+
+export async function loadCatalog(
+  opts: { root?: string; trust?: TrustMaterial; net?: GuardedFetch } = {},
+): Promise<Catalog> {
   const root = opts.root ?? embeddedDir("catalog");
   const trust = opts.trust ?? embeddedTrust();
   const indexBytes = await readBytes(join(root, "index.json"), "the plugin catalog index");
@@ -65,22 +72,29 @@ export async function loadCatalog(opts: { root?: string; trust?: TrustMaterial }
       const entry = plugin.versions.find((ver) => ver.version === wanted);
       if (!entry) throw CatalogNotFound(`the catalog has no version ${wanted} of ${name}`, { name, version: wanted });
       const artifact = entry.artifacts.find((a) => a.target === "any") ?? entry.artifacts[0]!;
-      const bytes = await readBytes(embeddedPath(root, artifact.url), `the artifact of ${name} ${wanted}`);
+      const fetchBytes = (url: string, what: string, maxBytes: number) =>
+        url.startsWith("https:") ? download(url, what, maxBytes, opts.net) : readBytes(embeddedPath(root, url), what);
+      const bytes = await fetchBytes(artifact.url, `the artifact of ${name} ${wanted}`, MAX_REMOTE_ARTIFACT_BYTES);
       const sha256 = createHash("sha256").update(bytes).digest("hex");
       if (sha256 !== artifact.sha256) {
-        throw SignatureInvalid(`the embedded artifact of ${name} ${wanted} does not match the catalog's sha256`, {
+        throw SignatureInvalid(`the artifact of ${name} ${wanted} does not match the catalog's sha256`, {
           expected: artifact.sha256,
           actual: sha256,
         });
       }
-      const artifactBundle = await readJson(embeddedPath(root, artifact.sig_url), `the signature of ${name} ${wanted}`);
+      const bundleBytes = await fetchBytes(
+        artifact.sig_url,
+        `the signature of ${name} ${wanted}`,
+        MAX_REMOTE_BUNDLE_BYTES,
+      );
+      const artifactBundle = parseJson(bundleBytes, `the signature of ${name} ${wanted}`);
       await verifyArtifact({ bytes, bundle: artifactBundle, trust });
       return { name, version: wanted, artifact, bytes, sha256, bundle: artifactBundle };
     },
   };
 }
 
-// `embedded:artifacts/x.tgz` is relative to the catalog root; https artifacts are the installer's to download.
+// `embedded:artifacts/x.tgz` is relative to the catalog root.
 function embeddedPath(root: string, url: string): string {
   if (!url.startsWith("embedded:")) {
     throw CatalogUnavailable(`${url} is not embedded in this binary; it has to be downloaded`, { url });
@@ -101,10 +115,32 @@ async function readBytes(path: string, what: string): Promise<Uint8Array> {
 }
 
 async function readJson(path: string, what: string): Promise<unknown> {
-  const bytes = await readBytes(path, what);
+  return parseJson(await readBytes(path, what), what);
+}
+
+function parseJson(bytes: Uint8Array, what: string): unknown {
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch (err) {
-    throw SignatureInvalid(`${what} is not valid JSON`, { path }, { cause: err });
+    throw SignatureInvalid(`${what} is not valid JSON`, {}, { cause: err });
   }
+}
+
+/**
+ * An https artifact, through the SSRF-guarded door (public addresses only, pinned connection, no
+ * redirects followed blindly); the caller still checks its sha256 and signature like an embedded one.
+ */
+async function download(url: string, what: string, maxBytes: number, net?: GuardedFetch): Promise<Uint8Array> {
+  const door = net ?? (await import("../../net/guarded-fetch.ts")).createGuardedFetch();
+  const response = await door(url, { maxBytes, maxRedirects: 3, timeoutMs: 120_000 }).catch((err: unknown) => {
+    throw CatalogUnavailable(
+      `${what} could not be downloaded from ${url}: ${(err as Error).message}`,
+      { url },
+      { cause: err },
+    );
+  });
+  if (response.status !== 200)
+    throw CatalogUnavailable(`${what} could not be downloaded: ${url} answered HTTP ${response.status}`, { url });
+  if (response.truncated) throw CatalogUnavailable(`${what} at ${url} is larger than ${maxBytes} bytes`, { url });
+  return response.body;
 }
