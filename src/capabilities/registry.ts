@@ -17,7 +17,8 @@ export function createRegistry(tools: readonly AnyTool[]) {
     if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
     byName.set(tool.name, tool);
   }
-  const specCache = new Map<string, ToolSpec>();
+  // Keyed by the tool object: plugin tools are rebuilt when a plugin changes, under the same names.
+  const specCache = new WeakMap<AnyTool, ToolSpec>();
 
   const registry = {
     all: (): AnyTool[] => [...byName.values()],
@@ -26,14 +27,14 @@ export function createRegistry(tools: readonly AnyTool[]) {
     surface: (caller: Caller): AnyTool[] => [...byName.values()].filter((t) => mayUse(t, caller)),
 
     spec(tool: AnyTool): ToolSpec {
-      let spec = specCache.get(tool.name);
+      let spec = specCache.get(tool);
       if (!spec) {
         const { $schema: _, ...parameters } = toJsonSchema(tool.parameters, { errorMode: "ignore" }) as Record<
           string,
           unknown
         >;
         spec = { name: tool.name, description: tool.description, parameters };
-        specCache.set(tool.name, spec);
+        specCache.set(tool, spec);
       }
       return spec;
     },

@@ -88,6 +88,11 @@ export type Tool<S extends v.GenericSchema = v.GenericSchema> = {
   /** One line for the catalog and the provider's tool list. */
   description: string;
   parameters: S;
+  /**
+   * The JSON Schema sent to the provider when it is not derived from `parameters` (plugin and MCP tools
+   * declare theirs in JSON Schema; their rail checks the arguments itself).
+   */
+  jsonSchema?: Record<string, unknown>;
   policy: PolicyClass;
   /** Reads run in parallel when the model asks for several at once; anything else runs in order. */
   readOnly: boolean;
