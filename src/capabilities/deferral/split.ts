@@ -1,0 +1,34 @@
+import type { AnyTool } from "../tool.ts";
+import { BRIDGES } from "./bridges.ts";
+
+export type SplitOptions = {
+  /** `[fermix_core.tools.tool_search] enabled`, absent meaning true; false is the kill switch. */
+  enabled: boolean;
+  /** Plugin and MCP tools are deferrable; built-ins never are. */
+  isDeferrable: (tool: AnyTool) => boolean;
+};
+
+export type SplitSurface = {
+  /** What goes on the provider wire: every non-deferred tool, plus the bridges when anything was deferred. */
+  sent: AnyTool[];
+  /** The tools whose schemas stay off the wire; they are reachable through the bridges and by name. */
+  deferred: AnyTool[];
+  /** `sent` then `deferred`: the context's `surface()`, so a direct call of a deferred tool still dispatches. */
+  callable: AnyTool[];
+};
+
+/**
+ * Splits one caller's surface for a turn. Only the provider request leaves deferred tools out: dispatch,
+ * the system prompt's tool names and policy all keep working from `callable`.
+ */
+export function splitSurface(surface: readonly AnyTool[], opts: SplitOptions): SplitSurface {
+  const all = [...surface];
+  const whole = { sent: all, deferred: [], callable: all };
+  if (!opts.enabled) return whole;
+  const deferred = all.filter((t) => !BRIDGES.includes(t) && opts.isDeferrable(t));
+  // Bridges over an empty catalog would only cost tokens and invite useless searches.
+  if (!deferred.length) return whole;
+  const moved = new Set(deferred);
+  const sent = [...all.filter((t) => !moved.has(t)), ...BRIDGES.filter((b) => !all.includes(b))];
+  return { sent, deferred, callable: [...sent, ...deferred] };
+}
