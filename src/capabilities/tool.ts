@@ -24,7 +24,8 @@ export type PolicyClass =
   | "approval" // asks the owner for something (directory access)
   | "delegation" // starts other agents (subagents)
   | "memory_read" // recalls facts and history; the memory scope rules bound a guest to its own conversation
-  | "memory_write"; // stores facts, into the caller's own scope
+  | "memory_write" // stores facts, into the caller's own scope
+  | "plugin"; // a plugin's tool: an external account or service the owner connected
 
 /** The caller of a turn, as far as tools are concerned. */
 export type Caller = SandboxCaller & {
@@ -49,6 +50,8 @@ export type ToolContext = {
   /** The tools this caller may use, for tool_help. */
   surface(): readonly AnyTool[];
   approvals: DirectoryApprovals;
+  /** Tools whose schemas stay out of the provider request, reached through tool_search / tool_call. */
+  deferred?: readonly AnyTool[];
   /** What to say about a tool name outside the surface, when there is more to say than "no such tool". */
   unknownToolHint?: (name: string) => string | undefined;
   /** Starts subagents (absent where delegation is not wired, e.g. in some tests). */

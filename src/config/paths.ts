@@ -15,6 +15,8 @@ export type FermixPaths = {
   secrets: string;
   workspace: string;
   skills: string;
+  /** OAuth tokens of plugins, 0600. */
+  auth: string;
   /** The plugin store: installed/<name>/<version>/ with a `current` link per plugin, installed.json, a lock. */
   plugins: { root: string; installed: string; record: string; staging: string; lock: string };
   /** Prompt files, seeded once and the owner's afterwards. */
@@ -39,6 +41,7 @@ export function fermixPaths(home: string): FermixPaths {
     traces: join(home, "traces"),
     secrets: join(home, "secrets"),
     workspace: join(home, "workspace"),
+    auth: join(home, "auth.json"),
     skills: join(home, "skills"),
     plugins: {
       root: join(home, "plugins"),
