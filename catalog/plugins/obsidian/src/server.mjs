@@ -1,8 +1,8 @@
 // A minimal MCP server over stdio (newline-delimited JSON-RPC 2.0) for an Obsidian vault.
 // No dependencies: the plugin ships as source and runs on the host's Node (18+).
 // Every path is confined to the vault: resolved, checked, and re-checked after following links.
-import { appendFile, readdir, readFile, realpath, stat, writeFile, mkdir } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { appendFile, mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
 
 const VAULT = process.env.VAULT_PATH;
@@ -10,20 +10,35 @@ const SKIP = new Set([".obsidian", ".trash", ".git", "node_modules"]);
 const MAX_READ = 512 * 1024;
 
 const tools = [
-  tool("search_notes", "Search note names and text in the vault; returns paths and matching lines.", {
-    query: { type: "string" },
-    limit: { type: "integer", default: 20 },
-  }, ["query"]),
+  tool(
+    "search_notes",
+    "Search note names and text in the vault; returns paths and matching lines.",
+    {
+      query: { type: "string" },
+      limit: { type: "integer", default: 20 },
+    },
+    ["query"],
+  ),
   tool("list_notes", "List notes and folders in a vault folder.", { folder: { type: "string", default: "" } }, []),
   tool("read_note", "Read a note by its path inside the vault.", { path: { type: "string" } }, ["path"]),
-  tool("create_note", "Create a new note; refuses to overwrite an existing one.", {
-    path: { type: "string" },
-    content: { type: "string" },
-  }, ["path", "content"]),
-  tool("append_note", "Append text to the end of an existing note.", {
-    path: { type: "string" },
-    content: { type: "string" },
-  }, ["path", "content"]),
+  tool(
+    "create_note",
+    "Create a new note; refuses to overwrite an existing one.",
+    {
+      path: { type: "string" },
+      content: { type: "string" },
+    },
+    ["path", "content"],
+  ),
+  tool(
+    "append_note",
+    "Append text to the end of an existing note.",
+    {
+      path: { type: "string" },
+      content: { type: "string" },
+    },
+    ["path", "content"],
+  ),
 ];
 
 function tool(name, description, properties, required) {
@@ -31,8 +46,14 @@ function tool(name, description, properties, required) {
 }
 
 async function vaultRoot() {
-  if (!VAULT) throw new Error("VAULT_PATH is not set; run: fermix plugins config set obsidian VAULT_PATH /path/to/vault");
-  return realpath(VAULT);
+  if (!VAULT)
+    throw new Error("VAULT_PATH is not set; run: fermix plugins config set obsidian VAULT_PATH /path/to/vault");
+  // The server runs in the plugin's folder, so a relative path would quietly name a folder inside the plugin.
+  const path = VAULT.startsWith("~/") && process.env.HOME ? join(process.env.HOME, VAULT.slice(2)) : VAULT;
+  if (!isAbsolute(path)) throw new Error(`VAULT_PATH must be an absolute path (got ${VAULT})`);
+  return realpath(path).catch(() => {
+    throw new Error(`VAULT_PATH ${VAULT} is not an existing folder`);
+  });
 }
 
 function inside(root, path) {
@@ -42,7 +63,9 @@ function inside(root, path) {
 /** A vault-relative path → an absolute one inside the vault, or an error. */
 async function locate(rel, { note = true, mustExist = true } = {}) {
   const root = await vaultRoot();
-  let name = String(rel ?? "").replace(/\\/g, "/").replace(/^\/+/, "");
+  let name = String(rel ?? "")
+    .replace(/\\/g, "/")
+    .replace(/^\/+/, "");
   if (note && !name.endsWith(".md")) name += ".md";
   const full = resolve(root, name);
   if (!inside(root, full)) throw new Error(`${rel} is outside the vault`);
@@ -71,8 +94,12 @@ const handlers = {
     for await (const file of walk(root, root)) {
       const path = relative(root, file).split(sep).join("/");
       const text = await readFile(file, "utf8").catch(() => "");
-      const lines = text.split("\n").filter((l) => l.toLowerCase().includes(needle)).slice(0, 3);
-      if (lines.length || path.toLowerCase().includes(needle)) hits.push({ path, lines: lines.map((l) => l.trim().slice(0, 200)) });
+      const lines = text
+        .split("\n")
+        .filter((l) => l.toLowerCase().includes(needle))
+        .slice(0, 3);
+      if (lines.length || path.toLowerCase().includes(needle))
+        hits.push({ path, lines: lines.map((l) => l.trim().slice(0, 200)) });
       if (hits.length >= limit) break;
     }
     return hits.length ? JSON.stringify(hits, null, 1) : `No notes match "${query}".`;

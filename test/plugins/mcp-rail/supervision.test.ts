@@ -1,0 +1,110 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createMcpSupervisor, type McpSupervisorDeps } from "../../../src/plugins/mcp-rail/supervisor.ts";
+import { cleanupAfterEach } from "../../fixture/cleanup.ts";
+import { isGone, loggedPids, tempDir, writeMcpPlugin } from "./_fixture.ts";
+
+const defer = cleanupAfterEach();
+/** For servers that never answer: each attempt waits out this deadline, so keep it short. */
+const quick = { discoveryTimeoutMs: 400 };
+
+async function setup(deps: McpSupervisorDeps = {}) {
+  const root = await tempDir("fermix-mcp-sup-");
+  defer(root.remove);
+  const sleeps: number[] = [];
+  const supervisor = createMcpSupervisor({
+    discoveryTimeoutMs: 5_000,
+    now: () => 1_000,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    ...deps,
+  });
+  defer(() => supervisor.stopAll());
+  const plugin = await writeMcpPlugin(root.path, "fake");
+  const pidLog = join(root.path, "pids.log");
+  const start = (config: Record<string, string | boolean>) =>
+    supervisor.start({ name: "fake", ...plugin, configValues: { PID_LOG: pidLog, ...config }, env: process.env });
+  return { supervisor, sleeps, pidLog, start };
+}
+
+describe("discovery retries", () => {
+  test("a server that never answers is quarantined after exactly 5 attempts, its process trees gone", async () => {
+    const { sleeps, pidLog, start } = await setup(quick);
+    const handle = await start({ MODE: "silent", HELPER: true });
+
+    expect(handle.status).toBe("quarantined");
+    expect(handle.attempts).toBe(5);
+    expect(sleeps).toEqual([500, 1000, 2000, 4000]);
+    expect(handle.tools()).toEqual([]);
+    expect(handle.reason).toContain("5 attempts");
+    const pids = await loggedPids(pidLog);
+    expect(pids).toHaveLength(10); // each attempt: the server and its helper
+    expect(pids.filter((pid) => !isGone(pid))).toEqual([]);
+    const call = await handle.call("fake_echo", { message: "hi" });
+    expect(call.isError).toBe(true);
+    expect(call.content).toContain("quarantined");
+  });
+
+  test("a good start takes one attempt and no backoff", async () => {
+    const { sleeps, start } = await setup();
+    const handle = await start({ MODE: "normal" });
+    expect(handle.status).toBe("ready");
+    expect(handle.attempts).toBe(1);
+    expect(sleeps).toEqual([]);
+    expect(handle.tools().map((t) => t.name)).toEqual(["fake_env", "fake_cwd", "fake_echo", "fake_crash"]);
+    expect(await handle.call("fake_echo", { message: "hi" })).toEqual({ content: "echo: hi" });
+    expect((await handle.call("fake_nope", {})).isError).toBe(true);
+  });
+
+  test("start on a quarantined plugin starts it fresh", async () => {
+    const { supervisor, sleeps, start } = await setup(quick);
+    const first = await start({ MODE: "silent" });
+    expect(first.status).toBe("quarantined");
+
+    const second = await start({ MODE: "normal" });
+    expect(second.status).toBe("ready");
+    expect(second.attempts).toBe(1);
+    expect(first.status).toBe("stopped");
+    expect(supervisor.get("fake")).toBe(second);
+    expect(sleeps).toHaveLength(4);
+  });
+});
+
+describe("after a good start", () => {
+  test("a server that exits is reconnected, and the old process is gone", async () => {
+    const { pidLog, start } = await setup();
+    const handle = await start({ MODE: "normal", HELPER: true });
+    const [oldPid, oldHelper] = await loggedPids(pidLog);
+
+    const crashed = await handle.call("fake_crash", {});
+    expect(crashed.isError).toBe(true);
+    expect(await handle.ready()).toBe("ready");
+
+    expect(await handle.call("fake_echo", { message: "again" })).toEqual({ content: "echo: again" });
+    const pids = await loggedPids(pidLog);
+    expect(pids).toHaveLength(4);
+    expect(isGone(oldPid!)).toBe(true);
+    expect(isGone(oldHelper!)).toBe(true);
+    expect(isGone(pids[2]!)).toBe(false);
+  });
+
+  test("reconnects are bounded: a server that keeps exiting is quarantined", async () => {
+    const { start } = await setup({ maxReconnects: 1 });
+    const handle = await start({ MODE: "normal" });
+    await handle.call("fake_crash", {});
+    expect(await handle.ready()).toBe("ready");
+    await handle.call("fake_crash", {});
+    expect(await handle.ready()).toBe("quarantined");
+    expect(handle.reason).toContain("not restarting");
+  });
+
+  test("stop tears down the process tree and later calls are refused", async () => {
+    const { pidLog, start } = await setup();
+    const handle = await start({ MODE: "normal", HELPER: true });
+    await handle.stop();
+    expect(handle.status).toBe("stopped");
+    expect((await loggedPids(pidLog)).filter((pid) => !isGone(pid))).toEqual([]);
+    expect((await handle.call("fake_echo", { message: "x" })).isError).toBe(true);
+  });
+});
