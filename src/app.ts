@@ -27,7 +27,10 @@ import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
 import { loadCatalog } from "./plugins/catalog/load-catalog.ts";
+import { createMcpSupervisor } from "./plugins/mcp-rail/supervisor.ts";
+import { createTokenStore } from "./plugins/oauth/token-store.ts";
 import { createPluginHost } from "./plugins/plugin-host.ts";
+import { createPluginRuntime } from "./plugins/plugin-runtime.ts";
 import { pluginsSection, unavailablePluginTool } from "./plugins/prompt-section.ts";
 import { createPluginStore } from "./plugins/store/plugin-store.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
@@ -102,13 +105,24 @@ export async function createApp(deps: AppDeps): Promise<App> {
     userHome: deps.env.HOME || homedir(),
     fermixHome: paths.home,
   });
+  // Plugins cost nothing until one is enabled: the host, token store and MCP supervisor are built on first use.
+  const tokens = lazy(() => createTokenStore(paths.auth));
+  let pluginsUsed = false;
   const plugins = lazy(() =>
-    createPluginHost({
-      paths,
-      coreVersion: VERSION,
-      catalog: () => loadCatalog({ net }),
-      store: createPluginStore({ paths: paths.plugins }),
-      secrets: createSecretStore({ secretsDir: paths.secrets, profile: config.fermix_core?.profile }),
+    createPluginRuntime({
+      host: createPluginHost({
+        paths,
+        coreVersion: VERSION,
+        catalog: () => loadCatalog({ net }),
+        store: createPluginStore({ paths: paths.plugins }),
+        secrets: createSecretStore({ secretsDir: paths.secrets, profile: config.fermix_core?.profile }),
+        tokenState: (name) => tokens.state(name),
+      }),
+      tokens,
+      mcp: createMcpSupervisor({ log: log.withTag("mcp") }),
+      env: deps.env,
+      log: log.withTag("plugins"),
+      resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
     }),
   );
 
@@ -194,10 +208,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     prepareHome();
     const { skills: known } = await skills.load();
     // Enabled plugins and their readiness, as config.toml says now (enable/disable apply on the next turn).
-    const pluginStates = await plugins.summaries(liveConfig()).catch((err) => {
+    const turnConfig = liveConfig();
+    pluginsUsed = true;
+    const pluginView = await plugins.forTurn(turnConfig).catch((err: unknown) => {
       log.withTag("plugins").warn(`plugins could not be read: ${(err as Error).message}`);
-      return [];
+      return { summaries: [], tools: [] };
     });
+    const pluginStates = pluginView.summaries;
     // The "owner" recall scope covers the conversations the owner spoke in.
     memory.noteConversation(input.key, input.caller.trust);
     const result = await runTurn(input, {
@@ -213,6 +230,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       skillsIndex: (surface) =>
         [skillsIndex(known, surface), pluginsSection(pluginStates)].filter(Boolean).join("\n\n"),
       unknownToolHint: (name) => unavailablePluginTool(name, pluginStates),
+      extraTools: pluginView.tools,
+      deferTools: turnConfig.fermix_core?.tools?.tool_search?.enabled !== false,
       compactionThreshold: compaction?.threshold,
       onToolExecution: (e) =>
         toolLog.info(
@@ -267,7 +286,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       }),
     idle: () => lanes.idle(),
     prepareHome,
-    close: () => database.close(),
+    close: () => {
+      database.close();
+      if (pluginsUsed) void plugins.stopAll();
+    },
   };
 }
 

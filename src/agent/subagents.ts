@@ -1,3 +1,4 @@
+import { splitSurface } from "../capabilities/deferral/split.ts";
 import type { Registry } from "../capabilities/registry.ts";
 import type { AnyTool, ToolContext } from "../capabilities/tool.ts";
 import type { RouterDeps } from "../providers/router.ts";
@@ -63,9 +64,19 @@ export function delegatedSurface(parent: readonly AnyTool[], allowed?: readonly 
 }
 
 async function runOne(task: SubagentTask, parent: ToolContext, deps: SubagentDeps): Promise<SubagentResult> {
-  const surface = delegatedSurface(parent.surface(), task.allowedTools);
+  const deferred = new Set(parent.deferred ?? []);
+  const split = splitSurface(delegatedSurface(parent.surface(), task.allowedTools), {
+    enabled: deferred.size > 0,
+    isDeferrable: (t) => deferred.has(t),
+  });
+  const surface = split.callable;
   // Nobody is watching a subagent: it may not prompt the owner.
-  const context: ToolContext = { ...parent, caller: { ...parent.caller, attended: false }, surface: () => surface };
+  const context: ToolContext = {
+    ...parent,
+    caller: { ...parent.caller, attended: false },
+    surface: () => surface,
+    deferred: split.deferred,
+  };
   const system = [
     `You are a focused sub-agent working for ${deps.agentName}. Do exactly the task below with the tools you have,`,
     "then answer with the result only: no preamble, no questions back (nobody can answer them).",
@@ -78,7 +89,7 @@ async function runOne(task: SubagentTask, parent: ToolContext, deps: SubagentDep
       routes: deps.routes(),
       system,
       messages: [{ role: "user", content: [{ type: "text", text }] }],
-      tools: surface.map((t) => deps.registry.spec(t)),
+      tools: split.sent.map((t) => deps.registry.spec(t)),
       registry: deps.registry,
       toolContext: context,
       router: deps.router,

@@ -1,3 +1,4 @@
+import { unwrapToolCall } from "../capabilities/deferral/unwrap.ts";
 import type { Registry, ToolOutcome } from "../capabilities/registry.ts";
 import type { ToolContext } from "../capabilities/tool.ts";
 import { defineError } from "../error.ts";
@@ -94,13 +95,15 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
     messages.push(reply);
     added.push(reply);
 
-    const verdicts = calls.map((c) => detector.observe(c));
+    // tool_call {name, arguments} runs as the real tool: dispatch, policy and the loop detector see its name.
+    const real = calls.map(unwrapToolCall);
+    const verdicts = real.map((c) => detector.observe(c));
     if (verdicts.includes("abort")) {
       throw LoopDetected(
         `Repeated tool call loop detected: the model made the same call ${LOOP_ABORT_AT} times, so the turn was stopped`,
       );
     }
-    const outcomes = await runCalls(calls, input);
+    const outcomes = await runCalls(real, input);
     outcomes.forEach((outcome, i) => {
       const call = calls[i]!;
       let content = outcome.content;

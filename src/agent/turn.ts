@@ -1,3 +1,5 @@
+import { splitSurface } from "../capabilities/deferral/split.ts";
+import { mayUse } from "../capabilities/policy.ts";
 import type { Registry } from "../capabilities/registry.ts";
 import type { AnyTool, Caller, Delegation, DirectoryApprovals, ToolContext } from "../capabilities/tool.ts";
 import type { Config, SecretRef } from "../config/schema.ts";
@@ -62,6 +64,10 @@ export type TurnDeps = {
   promptFiles?: () => Partial<PromptFiles>;
   /** `## Skills` for this caller's tools: names and descriptions only. */
   skillsIndex?: (surface: readonly AnyTool[]) => string | undefined;
+  /** Tools beyond the registry's for this turn: the ready plugins' tools. */
+  extraTools?: readonly AnyTool[];
+  /** [fermix_core.tools.tool_search] enabled: plugin schemas leave the request behind tool_search (default on). */
+  deferTools?: boolean;
   /** What to tell the model about a tool name it cannot use (a disabled plugin's tool: how to enable it). */
   unknownToolHint?: (name: string) => string | undefined;
   /** Share of the context window above which old tool results are digested inside one turn. */
@@ -87,13 +93,16 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const { summary, rows } = deps.store.window(input.key);
   const history = rows.map((r) => r.message);
   const user: UserMessage = { role: "user", content: [{ type: "text", text: input.text }] };
-  const surface = deps.registry.surface(caller);
+  // Plugin tools join the built-ins under the same trust rules; their schemas are deferred when they are many.
+  const all = [...deps.registry.surface(caller), ...(deps.extraTools ?? []).filter((t) => mayUse(t, caller))];
+  const split = splitSurface(all, { enabled: deps.deferTools !== false, isDeferrable: (t) => t.policy === "plugin" });
+  const surface = split.callable;
   const system = buildSystemPrompt({
     agentName: deps.agentName,
     now: new Date(deps.now()),
     timezone: deps.timezone,
     cwd: caller.cwd,
-    tools: surface,
+    tools: split.sent,
     files: deps.promptFiles?.(),
     skillsIndex: deps.skillsIndex?.(surface),
     summary,
@@ -107,6 +116,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     now: deps.now,
     notify: (text) => input.onNotice?.(text),
     surface: () => surface,
+    deferred: split.deferred,
     unknownToolHint: deps.unknownToolHint,
   };
 
@@ -114,7 +124,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     routes,
     system,
     messages: [...history, user],
-    tools: surface.map((t) => deps.registry.spec(t)),
+    tools: split.sent.map((t) => deps.registry.spec(t)),
     registry: deps.registry,
     toolContext,
     router: deps.router,

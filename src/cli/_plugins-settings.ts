@@ -8,6 +8,7 @@ import {
   disable,
 } from "../plugins/settings/cli.ts";
 import { one, pluginContext, settingsDeps } from "./_plugins.ts";
+import { oauthCommand } from "./_plugins-oauth.ts";
 import { enableWithInstall } from "./_plugins-store.ts";
 import { UsageError } from "./exit.ts";
 
@@ -38,8 +39,8 @@ export async function settingsCommand(sub: string, rest: string[]): Promise<CliR
         );
       if (action === "clear" && name && !extra.length) return authClear(name, await settingsDeps(ctx));
       if (action === "status" && !extra.length) return authStatus(name, await settingsDeps(ctx));
-      if (action && ["login", "reauthorize", "refresh", "logout"].includes(action)) {
-        throw UsageError(`plugins auth ${action}: OAuth sign-in is not available in this build yet`);
+      if (action && ["login", "reauthorize", "refresh", "logout"].includes(action) && name) {
+        return oauthCommand(action, name, extra, ctx);
       }
       throw UsageError("usage: fermix plugins auth set NAME | auth clear NAME | auth status [NAME]");
     }

@@ -46,6 +46,8 @@ export type PluginHostDeps = {
   catalog: () => Promise<Catalog>;
   store: PluginStore;
   secrets: SecretStore;
+  /** An OAuth plugin's token state from auth.json ("invalidated" also when it is well past expiry). */
+  tokenState?: (name: string) => "valid" | "invalidated" | undefined;
 };
 
 /**
@@ -183,30 +185,27 @@ export function createPluginHost(deps: PluginHostDeps) {
         configValues: pluginConfigValues(config, entry.name),
         secretSet: pluginSecretState(config, deps.secrets, entry.name) !== "missing",
         oauthClientConfigured: Boolean(client?.client_id && client?.client_secret),
-        // OAuth tokens arrive with the auth flow (the rails issue); until then an oauth2 plugin needs auth.
-        token: undefined,
+        token: deps.tokenState?.(entry.name),
       });
       return { ...entry, enabled: enabled.has(entry.name), status };
     });
   }
 
-  /** For the runtime prompt: what is enabled and whether it is ready, with its tool names. */
-  async function summaries(config: Config): Promise<PluginSummary[]> {
+  /**
+   * What a turn needs: the enabled plugins' states (bundled ones unpacked on first use). Nothing is read
+   * at all when no plugin is enabled, so a plain `fermix ask` pays nothing for plugins.
+   */
+  async function activeStates(config: Config): Promise<PluginState[]> {
     if (!enabledPlugins(config).length && !config.fermix_core?.plugins?.dev_local?.length) return [];
     await ensureBundled(config).catch(() => {});
-    return (await states(config)).map((s) => ({
-      name: s.name,
-      enabled: s.enabled,
-      status: s.status,
-      tools: (s.manifest?.tools ?? []).map((t) => t.name),
-    }));
+    return states(config);
   }
 
   return {
     install,
     entries,
     states,
-    summaries,
+    activeStates,
     ensureBundled,
     store: deps.store,
     catalogIndex: async () => (await deps.catalog()).index,
@@ -240,4 +239,14 @@ function hostTarget(): string {
   const os = process.platform === "darwin" ? "macos" : "linux";
   const arch = process.arch === "arm64" ? "aarch64" : "x86_64";
   return `${os}-${arch}`;
+}
+
+/** For the runtime prompt: what is enabled and whether it is ready, with its tool names. */
+export function summarise(states: readonly PluginState[]): PluginSummary[] {
+  return states.map((s) => ({
+    name: s.name,
+    enabled: s.enabled,
+    status: s.status,
+    tools: (s.manifest?.tools ?? []).map((t) => t.name),
+  }));
 }

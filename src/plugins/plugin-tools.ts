@@ -23,7 +23,11 @@ export function httpPluginTools(states: readonly PluginState[], credentials: Plu
   const tools: AnyTool[] = [];
   for (const plugin of states) {
     if (plugin.status !== "ready" || !plugin.manifest) continue;
-    const auth = plugin.manifest.auth as { type: "none" | "oauth2" | "api_key"; scheme?: "Bearer" | "Bot"; header?: string };
+    const auth = plugin.manifest.auth as {
+      type: "none" | "oauth2" | "api_key";
+      scheme?: "Bearer" | "Bot";
+      header?: string;
+    };
     for (const tool of plugin.manifest.tools as ManifestTool[]) {
       if ((tool.rail ?? "http") !== "http") continue;
       tools.push(

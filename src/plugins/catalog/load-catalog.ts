@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as v from "valibot";
-import { embeddedDir } from "../../embedded/assets.ts";
+import { embeddedDir, sourceRoot } from "../../embedded/assets.ts";
 import { defineError } from "../../error.ts";
 import type { GuardedFetch } from "../../net/types.ts";
 import { embeddedTrust } from "../../trust/embedded-keys.ts";
@@ -44,6 +45,12 @@ export async function loadCatalog(
   opts: { root?: string; trust?: TrustMaterial; net?: GuardedFetch } = {},
 ): Promise<Catalog> {
   const root = opts.root ?? embeddedDir("catalog");
+  // From a source checkout with no build yet (`npm install && npm test`), build the catalog the way build.ts does.
+  const checkout = sourceRoot();
+  if (!opts.root && checkout && !existsSync(join(root, "index.json"))) {
+    const { runCatalogStep } = await import("./build-step.ts");
+    await runCatalogStep({ root: checkout, env: {} });
+  }
   const trust = opts.trust ?? embeddedTrust();
   const indexBytes = await readBytes(join(root, "index.json"), "the plugin catalog index");
   const bundle = await readJson(join(root, "index.json.sigstore.json"), "the plugin catalog signature");

@@ -1,0 +1,66 @@
+import { resolveSecret } from "../config/secrets.ts";
+import { type AuthLoginOptions, authLogin, authLogout, authReauthorize, authRefresh } from "../plugins/oauth/cli.ts";
+import { createTokenStore } from "../plugins/oauth/token-store.ts";
+import type { CliResult } from "../plugins/settings/cli.ts";
+import type { PluginContext } from "./_plugins.ts";
+import { parseStrict } from "./args.ts";
+import { UsageError } from "./exit.ts";
+
+/** `plugins auth login|reauthorize|refresh|logout NAME [--no-browser --port N --timeout S]`. */
+export async function oauthCommand(
+  action: string,
+  name: string,
+  extra: string[],
+  ctx: PluginContext,
+): Promise<CliResult> {
+  const flags = parseStrict(
+    extra,
+    {
+      "no-browser": { type: "boolean", description: "print the sign-in URL instead of opening a browser" },
+      browser: { type: "boolean", description: "" },
+      port: { type: "string", description: "the loopback port for the redirect" },
+      timeout: { type: "string", description: "seconds to wait for the sign-in" },
+    },
+    `plugins auth ${action}`,
+  );
+  if (flags._.length) throw UsageError(`plugins auth ${action}: unexpected "${flags._[0]}"`);
+  const opts: AuthLoginOptions = {
+    noBrowser: flags.browser === false || flags["no-browser"] === true,
+    port: flags.port === undefined ? undefined : Number(flags.port),
+    timeoutSeconds: flags.timeout === undefined ? undefined : Number(flags.timeout),
+  };
+  const entries = await ctx.host.entries(ctx.config);
+  const deps = {
+    configFile: ctx.paths.config,
+    config: ctx.config,
+    store: createTokenStore(ctx.paths.auth),
+    manifestFor: (n: string) => entries.find((e) => e.name === n)?.manifest as never,
+    resolveSecret: (ref: Parameters<typeof resolveSecret>[0], slot: string) =>
+      resolveSecret(ref, slot, {
+        env: ctx.env,
+        secretsDir: ctx.paths.secrets,
+        profile: ctx.config.fermix_core?.profile,
+      }),
+    printUrl: (url: string) => void Bun.write(Bun.stderr, `Open this URL to sign in:\n${url}\n`),
+    openBrowser: opts.noBrowser ? undefined : openBrowser,
+  };
+  switch (action) {
+    case "login":
+      return authLogin(name, opts, deps);
+    case "reauthorize":
+      return authReauthorize(name, opts, deps);
+    case "refresh":
+      return authRefresh(name, deps);
+    default:
+      return authLogout(name, deps);
+  }
+}
+
+/** The system's browser launcher; a failure only means the person opens the printed URL themselves. */
+function openBrowser(url: string): void {
+  const command = process.platform === "darwin" ? "open" : "xdg-open";
+  if (!Bun.which(command)) return;
+  try {
+    Bun.spawn([command, url], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).unref();
+  } catch {}
+}
