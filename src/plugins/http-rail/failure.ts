@@ -87,7 +87,8 @@ export function retryHint(headers: Headers): string {
   const after = headers.get("retry-after")?.trim();
   if (after && /^\d+$/.test(after)) return `retry after ${after} seconds (Retry-After: ${after})`;
   if (after) return `retry after ${after} (Retry-After)`;
-  const reset = headers.get("x-ratelimit-reset");
+  // GitHub spells it x-ratelimit-reset, X x-rate-limit-reset; both are epoch seconds.
+  const reset = headers.get("x-ratelimit-reset") ?? headers.get("x-rate-limit-reset");
   if (reset && /^\d+$/.test(reset)) return `retry after ${new Date(Number(reset) * 1000).toISOString()}`;
   return "wait a while before trying again";
 }
