@@ -72,7 +72,8 @@ export type App = {
   idle(): Promise<void>;
   /** Prepares FERMIX_HOME for a daemon: prompt files seeded, the agent's name reconciled. */
   prepareHome(): void;
-  close(): void;
+  /** Closes memory.db and stops plugin servers; resolves once their process trees are gone. */
+  close(): Promise<void>;
 };
 
 /** The composition root: the one place default dependencies are chosen and wired together. */
@@ -286,9 +287,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
       }),
     idle: () => lanes.idle(),
     prepareHome,
-    close: () => {
+    close: async () => {
       database.close();
-      if (pluginsUsed) void plugins.stopAll();
+      if (pluginsUsed) await plugins.stopAll();
     },
   };
 }

@@ -64,7 +64,7 @@ export async function startDaemon(app: App): Promise<RunningDaemon> {
       removeQuietly(paths.socket);
       release();
       app.log.withTag("daemon").info("stopped");
-      app.close();
+      await app.close();
       resolveStopped();
     })();
     return stopping;

@@ -70,7 +70,7 @@ export function statusFix(name: string, status: PluginStatus, provider?: string)
     case "needs_auth":
       return `fermix plugins auth login ${name}`;
     case "reauthorization_required":
-      return `fermix plugins auth reauthorize ${name}`;
+      return `Reconnect needed: fermix plugins auth reauthorize ${name}`;
     case "ready":
       return "";
   }
