@@ -14,7 +14,6 @@ import { loadConfig } from "./config/load.ts";
 import { type FermixPaths, fermixPaths, resolveHome } from "./config/paths.ts";
 import { grantPath } from "./config/sandbox-edit.ts";
 import type { Config } from "./config/schema.ts";
-import { createSecretStore } from "./config/secret-store.ts";
 import { resolveSecret } from "./config/secrets.ts";
 import { createApprovals } from "./gateway/approvals.ts";
 import { createLanes, type Lanes } from "./gateway/lanes.ts";
@@ -26,13 +25,8 @@ import { createMessageStore } from "./memory/messages.ts";
 import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
-import { loadCatalog } from "./plugins/catalog/load-catalog.ts";
-import { createMcpSupervisor } from "./plugins/mcp-rail/supervisor.ts";
-import { createTokenStore } from "./plugins/oauth/token-store.ts";
-import { createPluginHost } from "./plugins/plugin-host.ts";
-import { createPluginRuntime } from "./plugins/plugin-runtime.ts";
+import type { PluginRuntime } from "./plugins/plugin-runtime.ts";
 import { pluginsSection, unavailablePluginTool } from "./plugins/prompt-section.ts";
-import { createPluginStore } from "./plugins/store/plugin-store.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
 import { subagentRoutes, validateRouting } from "./providers/routing-config.ts";
 import { WIRES } from "./providers/wires/registry.ts";
@@ -40,7 +34,6 @@ import { createLiveSandbox } from "./sandbox/live-sandbox.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { createSkillCatalog, type SkillCatalog } from "./skills/catalog.ts";
 import { skillsIndex } from "./skills/prompt-index.ts";
-import { VERSION } from "./version.ts";
 
 export type AppDeps = {
   env: Env;
@@ -107,25 +100,21 @@ export async function createApp(deps: AppDeps): Promise<App> {
     fermixHome: paths.home,
   });
   // Plugins cost nothing until one is enabled: the host, token store and MCP supervisor are built on first use.
-  const tokens = lazy(() => createTokenStore(paths.auth));
-  let pluginsUsed = false;
-  const plugins = lazy(() =>
-    createPluginRuntime({
-      host: createPluginHost({
+  // Plugins cost nothing until one is enabled: their modules load on the first turn that has one.
+  let pluginRuntime: Promise<PluginRuntime> | undefined;
+  const plugins = () =>
+    (pluginRuntime ??= import("./plugins/plugin-runtime-factory.ts").then(({ buildPluginRuntime }) =>
+      buildPluginRuntime({
         paths,
-        coreVersion: VERSION,
-        catalog: () => loadCatalog({ net }),
-        store: createPluginStore({ paths: paths.plugins }),
-        secrets: createSecretStore({ secretsDir: paths.secrets, profile: config.fermix_core?.profile }),
-        tokenState: (name) => tokens.state(name),
+        config,
+        net,
+        env: deps.env,
+        log: log.withTag("plugins"),
+        resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
       }),
-      tokens,
-      mcp: createMcpSupervisor({ log: log.withTag("mcp") }),
-      env: deps.env,
-      log: log.withTag("plugins"),
-      resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
-    }),
-  );
+    ));
+  const anyPlugins = (cfg: Config) =>
+    Boolean(cfg.fermix_core?.plugins?.enabled?.length || cfg.fermix_core?.plugins?.dev_local?.length);
 
   const remember = (routes: Route[]) => {
     for (const r of routes)
@@ -210,11 +199,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const { skills: known } = await skills.load();
     // Enabled plugins and their readiness, as config.toml says now (enable/disable apply on the next turn).
     const turnConfig = liveConfig();
-    pluginsUsed = true;
-    const pluginView = await plugins.forTurn(turnConfig).catch((err: unknown) => {
-      log.withTag("plugins").warn(`plugins could not be read: ${(err as Error).message}`);
-      return { summaries: [], tools: [] };
-    });
+    const noPlugins = { summaries: [], tools: [] };
+    const pluginView = !anyPlugins(turnConfig)
+      ? noPlugins
+      : await plugins()
+          .then((runtime) => runtime.forTurn(turnConfig))
+          .catch((err: unknown) => {
+            log.withTag("plugins").warn(`plugins could not be read: ${(err as Error).message}`);
+            return noPlugins;
+          });
     const pluginStates = pluginView.summaries;
     // The "owner" recall scope covers the conversations the owner spoke in.
     memory.noteConversation(input.key, input.caller.trust);
@@ -289,7 +282,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     prepareHome,
     close: async () => {
       database.close();
-      if (pluginsUsed) await plugins.stopAll();
+      if (pluginRuntime) await (await pluginRuntime).stopAll();
     },
   };
 }

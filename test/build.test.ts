@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { embeddedFile, listEmbedded } from "../src/embedded/assets.ts";
 import { fermixBinary } from "./fixture/binary.ts";
 
