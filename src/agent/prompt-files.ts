@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import type { FermixPaths } from "../config/paths.ts";
+import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
 import guidanceTemplate from "./templates/FERMIX.md" with { type: "text" };
 import identityTemplate from "./templates/IDENTITY.md" with { type: "text" };
 import memoryTemplate from "./templates/MEMORY.md" with { type: "text" };
@@ -30,7 +30,7 @@ export function seedPromptFiles(paths: FermixPaths, agentName: string): Which[] 
     const file = paths.promptFiles[which];
     if (existsSync(file)) continue;
     const text = which === "identity" ? TEMPLATES.identity.replace("{{agent_name}}", agentName) : TEMPLATES[which];
-    writeAtomically(file, text);
+    writePrivateFileAtomically(file, text);
     seeded.push(which);
   }
   return seeded;
@@ -49,7 +49,7 @@ export function reconcileAgentName(paths: FermixPaths, configuredName: string | 
   if (!NAME_LINE.test(text)) return false;
   const updated = text.replace(NAME_LINE, `**Name:** ${name}`);
   if (updated === text) return false;
-  writeAtomically(file, updated);
+  writePrivateFileAtomically(file, updated);
   return true;
 }
 
@@ -68,11 +68,4 @@ export function readPromptFiles(paths: FermixPaths): PromptFiles {
     user: read("user"),
     memory: read("memory"),
   };
-}
-
-function writeAtomically(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, text, { mode: 0o600 });
-  renameSync(temp, file);
 }

@@ -1,18 +1,8 @@
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 import { parse } from "smol-toml";
 import { defineError } from "../error.ts";
+import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
 import { parseConfig } from "./load.ts";
 import type { Config } from "./schema.ts";
 import {
@@ -189,22 +179,5 @@ function normalise(path: string, home: string | undefined): string {
   }
 }
 
-/** Temp file in the same directory (mode 0600, fsynced) renamed over `file`, so a crash leaves the old or the new file. */
-export function writeConfigAtomically(file: string, text: string) {
-  const dir = dirname(file);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const temp = join(dir, `.${basename(file)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  try {
-    const fd = openSync(temp, "wx", 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
-  }
-}
+/** config.toml is written like every private file: atomically, 0600. */
+export const writeConfigAtomically = writePrivateFileAtomically;

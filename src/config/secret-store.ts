@@ -1,6 +1,7 @@
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defineError } from "../error.ts";
+import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
 
 /**
  * Writes the secrets that config.toml names as "@keyring". The coordinates mirror the reader in
@@ -138,20 +139,7 @@ function writeSecretFile(dir: string, file: string, value: string) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // mkdir keeps an existing directory's mode; the reader accepts 0600 files, but a listable directory leaks names.
   if ((statSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
-  const temp = `${file}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  try {
-    const fd = openSync(temp, "wx", 0o600);
-    try {
-      writeSync(fd, value);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
-  }
+  writePrivateFileAtomically(file, value);
 }
 
 function runCommand(argv: string[], stdin?: string): { ok: boolean; stdout: string; stderr: string } {

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
 import { defineError } from "../../error.ts";
+import { writePrivateFileAtomically } from "../../fs/write-private-file.ts";
 import { acquireStoreLock, PluginStoreBusy } from "../store/store-lock.ts";
 
 /**
@@ -77,7 +77,7 @@ export function createTokenStore(file: string, deps: TokenStoreDeps = {}): Token
       const current = read(file);
       const plugins = { ...(current.plugins ?? {}) };
       if (!change(plugins)) return false;
-      writeAtomic(file, `${JSON.stringify({ ...current, plugins }, null, 2)}\n`);
+      writePrivateFileAtomically(file, `${JSON.stringify({ ...current, plugins }, null, 2)}\n`);
       return true;
     } finally {
       release();
@@ -152,22 +152,4 @@ function read(file: string): AuthFile {
     throw AuthFileInvalid(`${file}: ${where} is malformed; move it aside and log in to each plugin again`, { file });
   }
   return parsed.output;
-}
-
-function writeAtomic(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  // Created 0600 from the start: a token must never sit in a file others could open, even briefly.
-  const fd = openSync(temp, "wx", 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temp, file);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
-  }
 }
