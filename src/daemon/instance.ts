@@ -1,6 +1,7 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import type { FermixPaths } from "../config/paths.ts";
 import { defineError } from "../error.ts";
+import { isProcessAlive, removeQuietly } from "../fs/lock-files.ts";
 
 export const AlreadyRunning = defineError<{ pid: number }>("already_running");
 
@@ -25,7 +26,7 @@ export async function claimInstance(
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const holder = readPid(paths.lock);
-      if (holder && holder !== process.pid && isAlive(holder)) {
+      if (holder && holder !== process.pid && isProcessAlive(holder)) {
         const fresh = Date.now() - mtime(paths.lock) < STARTUP_GRACE_MS;
         if (fresh || (await probe(paths.socket))) {
           throw AlreadyRunning(`fermix is already running (pid ${holder}); stop it with \`fermix stop\``, {
@@ -57,25 +58,10 @@ function readPid(path: string): number | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function mtime(path: string): number {
   try {
     return statSync(path).mtimeMs;
   } catch {
     return 0;
   }
-}
-
-export function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {}
 }

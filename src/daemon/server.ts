@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import type { App } from "../app.ts";
-import { claimInstance, removeQuietly } from "./instance.ts";
+import { removeQuietly } from "../fs/lock-files.ts";
+import { claimInstance } from "./instance.ts";
 import { type DaemonState, handle } from "./routes.ts";
 
 const FORCE_STOP_AFTER_MS = 3000;

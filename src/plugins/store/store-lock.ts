@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, writeFileSync } from "node:fs";
 import { defineError } from "../../error.ts";
+import { isProcessAlive, removeQuietly } from "../../fs/lock-files.ts";
 
 export const PluginStoreBusy = defineError<{ pid: number }>("plugin_store_busy");
 
@@ -24,7 +25,7 @@ export async function acquireStoreLock(lock: string, timeoutMs: number): Promise
     const holder = readToken(lock);
     if (holder === undefined) continue; // released between our attempt and the read
     const pid = pidOf(holder);
-    if (pid === undefined || !isAlive(pid)) {
+    if (pid === undefined || !isProcessAlive(pid)) {
       breakStale(lock, holder, token);
       continue;
     }
@@ -62,7 +63,7 @@ function breakStale(lock: string, staleHolder: string, token: string): void {
   if (!publish(breaker, token)) {
     const other = readToken(breaker);
     const pid = other === undefined ? undefined : pidOf(other);
-    if (other !== undefined && (pid === undefined || !isAlive(pid))) removeQuietly(breaker);
+    if (other !== undefined && (pid === undefined || !isProcessAlive(pid))) removeQuietly(breaker);
     return;
   }
   try {
@@ -83,19 +84,4 @@ function readToken(path: string): string | undefined {
 function pidOf(token: string): number | undefined {
   const pid = Number.parseInt(token.split(" ")[0] ?? "", 10);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {}
 }

@@ -1,6 +1,7 @@
 import { lstat, mkdir, readdir, readlink, rename } from "node:fs/promises";
 import { join } from "node:path";
 import type { FermixPaths } from "../../config/paths.ts";
+import { isProcessAlive } from "../../fs/lock-files.ts";
 import { removeTree, symlinkAtomic, TEMP_SUFFIX } from "./store-files.ts";
 import type { RecordFile } from "./store-record.ts";
 
@@ -26,7 +27,7 @@ export async function repairStore(paths: StorePaths, records: RecordFile): Promi
   }
   for (const entry of await readdir(paths.root)) {
     const lockTemp = LOCK_TEMP.exec(entry);
-    if (TEMP_SUFFIX.test(entry) || (lockTemp && !isAlive(Number(lockTemp[1])))) {
+    if (TEMP_SUFFIX.test(entry) || (lockTemp && !isProcessAlive(Number(lockTemp[1])))) {
       await removeTree(join(paths.root, entry));
       swept.push(entry);
     }
@@ -84,13 +85,4 @@ export async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
