@@ -50,7 +50,7 @@ describe("the catalog's plugin sources", () => {
     expect(r.manifest.plugin_api).toBe(2);
     expect(r.manifest.min_core_version).toBe("0.1.0");
     expect(r.manifest.tools.length).toBeGreaterThanOrEqual(3);
-    expect(r.manifest.tools.length).toBeLessThanOrEqual(6);
+    expect(r.manifest.tools.length).toBeLessThanOrEqual(12);
     expect(r.manifest.skills.length).toBe(1);
   });
 

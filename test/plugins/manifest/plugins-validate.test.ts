@@ -34,7 +34,7 @@ describe("fermix plugins validate", () => {
   test("a valid plugin prints one ok line and exits 0", async () => {
     expect(await run(join(CATALOG, "github"))).toEqual({
       code: 0,
-      out: "ok: github 1.0.0 (6 tools, rail http, auth oauth2)\n",
+      out: "ok: github 1.0.0 (10 tools, rail http, auth oauth2)\n",
       err: "",
     });
     expect((await run(join(CATALOG, "obsidian"))).out).toBe("ok: obsidian 1.0.0 (5 tools, rail mcp, auth none)\n");
@@ -70,7 +70,7 @@ describe("fermix plugins validate", () => {
     expect(JSON.parse(ok.out)).toEqual({
       schema_version: 1,
       ok: true,
-      result: { name: "slack", version: "1.0.0", tools: 5, rails: ["http"], auth: "api_key" },
+      result: { name: "slack", version: "1.0.0", tools: 6, rails: ["http"], auth: "api_key" },
     });
     const dir = await brokenDemo();
     const bad = await run(dir, true);
