@@ -1,6 +1,7 @@
 import { parse, TomlError } from "smol-toml";
 import * as v from "valibot";
 import { defineError } from "../error.ts";
+import { deepestIssue } from "../valibot-issues.ts";
 import { Config } from "./schema.ts";
 
 export const ConfigInvalid = defineError<{ file: string; section?: string; key?: string; line?: number }>(
@@ -35,17 +36,6 @@ export function parseConfig(text: string, file: string): Config {
 }
 
 type Issue = v.BaseIssue<unknown>;
-
-/** Unions report one issue per branch; the branch that got furthest names the real mistake. */
-function deepestIssue(issue: Issue): Issue {
-  if (!issue.issues?.length) return issue;
-  let best = issue;
-  for (const inner of issue.issues) {
-    const candidate = deepestIssue(inner);
-    if ((candidate.path?.length ?? 0) > (best.path?.length ?? 0)) best = candidate;
-  }
-  return best;
-}
 
 function issuePlace(issue: Issue): { section?: string; key?: string } {
   const keys = (issue.path ?? []).map((p) => String(p.key));

@@ -1,4 +1,5 @@
 import type * as v from "valibot";
+import { deepestIssue } from "../../valibot-issues.ts";
 
 /**
  * One problem with a plugin, in words an author can act on.
@@ -39,16 +40,6 @@ export function fromValibot(issues: readonly Issue[]): ManifestIssue[] {
     out.push({ path: joinPath(keys), message: describe(deepest) });
   }
   return dedupe(out);
-}
-
-function deepestIssue(issue: Issue): Issue {
-  if (!issue.issues?.length) return issue;
-  let best = issue;
-  for (const inner of issue.issues) {
-    const candidate = deepestIssue(inner);
-    if ((candidate.path?.length ?? 0) > (best.path?.length ?? 0)) best = candidate;
-  }
-  return best;
 }
 
 function describe(issue: Issue): string {
