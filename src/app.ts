@@ -194,7 +194,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     });
     if (reply !== undefined)
       return { result: { response: reply, provider: "fermix", model: "slash-command", turnId: "" } };
-    routes(input.choice); // no provider → fail here, before anything is written to FERMIX_HOME
+    // Resolved once per turn (a "@keyring" key may mean a keyring lookup); no provider → fail here,
+    // before anything is written to FERMIX_HOME.
+    const turnRoutes = routes(input.choice);
     prepareHome();
     const { skills: known } = await skills.load();
     // Enabled plugins and their readiness, as config.toml says now (enable/disable apply on the next turn).
@@ -213,7 +215,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     memory.noteConversation(input.key, input.caller.trust);
     const result = await runTurn(input, {
       store,
-      routes,
+      routes: () => turnRoutes,
       router,
       registry,
       toolEnvironment,
