@@ -1,6 +1,5 @@
 import { homedir } from "node:os";
 import { compactConversation } from "./agent/compaction.ts";
-import { createReviewRunner } from "./agent/memory-review.ts";
 import { readPromptFiles, reconcileAgentName, seedPromptFiles } from "./agent/prompt-files.ts";
 import { runSubagents } from "./agent/subagents.ts";
 import { runTurn, type ToolEnvironment, type TurnInput, type TurnResult } from "./agent/turn.ts";
@@ -22,6 +21,7 @@ import { lazy } from "./lazy.ts";
 import { lazyDatabase } from "./memory/lazy-database.ts";
 import { createMemoryStore } from "./memory/memories.ts";
 import { createMessageStore } from "./memory/messages.ts";
+import type { Review } from "./memory/review.ts";
 import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
@@ -83,16 +83,18 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const database = lazyDatabase(paths.db);
   const store = lazy(() => createMessageStore(database.get(), now));
   const memory = lazy(() => createMemoryStore(database.get(), now));
-  // The daemon consolidates memories on its ~24 h gate; a one-shot CLI ask never waits for that.
-  const review = lazy(() =>
-    createReviewRunner({
-      db: database.get(),
-      routes: () => routes(),
-      router,
-      now,
-      paths: { userMd: paths.promptFiles.user, memoryMd: paths.promptFiles.memory },
-    }),
-  );
+  // The daemon consolidates memories on its ~24 h gate; a one-shot CLI ask never loads or waits for that.
+  let review: Promise<Review> | undefined;
+  const memoryReview = () =>
+    (review ??= import("./agent/memory-review.ts").then(({ createReviewRunner }) =>
+      createReviewRunner({
+        db: database.get(),
+        routes: () => routes(),
+        router,
+        now,
+        paths: { userMd: paths.promptFiles.user, memoryMd: paths.promptFiles.memory },
+      }),
+    ));
   const liveConfig = createLiveConfig(paths.config, config, log.withTag("config"));
   const sandbox = createLiveSandbox({
     config: liveConfig,
@@ -246,9 +248,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
           }
         }
         if (deps.backgroundReview) {
-          void review.maybeRun().then((r) => {
-            if (r.status === "failed") log.withTag("memory").warn(`memory review failed: ${r.error}`);
-          });
+          void memoryReview()
+            .then((runner) => runner.maybeRun())
+            .then((r) => {
+              if (r.status === "failed") log.withTag("memory").warn(`memory review failed: ${r.error}`);
+            });
         }
       },
     };
