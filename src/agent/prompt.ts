@@ -7,6 +7,8 @@ export type PromptInput = {
   timezone: string;
   cwd?: string;
   tools: readonly AnyTool[];
+  /** Tools whose schemas were left off the provider request; the built-ins among them are still named here. */
+  deferred?: readonly AnyTool[];
   /** The owner's prompt files; absent (or empty) sections are left out. */
   files?: Partial<PromptFiles>;
   /** `## Skills`: names and descriptions only. */
@@ -28,7 +30,7 @@ export function buildSystemPrompt(input: PromptInput): string {
     files.guidance || "Use your tools to look things up and act instead of guessing; report what they returned.",
     files.user,
     files.memory,
-    capabilityCatalog(input.tools),
+    capabilityCatalog(input.tools, input.deferred ?? []),
     input.skillsIndex,
     [
       `Today's date is ${input.now.toISOString().slice(0, 10)} (UTC; the owner's timezone is ${input.timezone}).`,
@@ -41,9 +43,24 @@ export function buildSystemPrompt(input: PromptInput): string {
   return sections.filter((s): s is string => Boolean(s?.trim())).join("\n\n");
 }
 
-/** What this caller may use, and nothing else: a guest's prompt never names a tool it cannot call. */
-function capabilityCatalog(tools: readonly AnyTool[]): string {
+/**
+ * What this caller may use, and nothing else: a guest's prompt never names a tool it cannot call. Deferred
+ * built-ins are named too (plugin tools have their own `## Plugins` section), with how to reach them.
+ */
+function capabilityCatalog(tools: readonly AnyTool[], deferred: readonly AnyTool[]): string {
   if (!tools.length) return "## Built-in Capability Catalog\nNo tools are available in this conversation.";
   const lines = tools.map((t) => `- ${t.name}: ${t.description}`);
-  return `## Built-in Capability Catalog\n${lines.join("\n")}\nUse tool_help for one tool's full schema and failure modes.`;
+  const builtinsOnRequest = deferred.filter((t) => t.policy !== "plugin");
+  const help = tools.some((t) => t.name === "tool_help")
+    ? "\nUse tool_help for one tool's full schema and failure modes."
+    : "";
+  const onRequest = builtinsOnRequest.length
+    ? [
+        "",
+        "### On request",
+        "These are not in your tool list, to keep it short: read one's arguments with tool_describe, then run it with tool_call (name and arguments).",
+        ...builtinsOnRequest.map((t) => `- ${t.name}: ${t.description}`),
+      ].join("\n")
+    : "";
+  return `## Built-in Capability Catalog\n${lines.join("\n")}${help}${onRequest}`;
 }

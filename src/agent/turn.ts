@@ -95,7 +95,11 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const user: UserMessage = { role: "user", content: [{ type: "text", text: input.text }] };
   // Plugin tools join the built-ins under the same trust rules; their schemas are deferred when they are many.
   const all = [...deps.registry.surface(caller), ...(deps.extraTools ?? []).filter((t) => mayUse(t, caller))];
-  const split = splitSurface(all, { enabled: deps.deferTools !== false, isDeferrable: (t) => t.policy === "plugin" });
+  const split = splitSurface(all, {
+    enabled: deps.deferTools !== false,
+    isDeferrable: (t) => t.policy === "plugin" || t.deferrable === true,
+    weigh: (t) => JSON.stringify(deps.registry.spec(t)).length,
+  });
   const surface = split.callable;
   const system = buildSystemPrompt({
     agentName: deps.agentName,
@@ -103,6 +107,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     timezone: deps.timezone,
     cwd: caller.cwd,
     tools: split.sent,
+    deferred: split.deferred,
     files: deps.promptFiles?.(),
     skillsIndex: deps.skillsIndex?.(surface),
     summary,

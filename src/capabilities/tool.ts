@@ -97,6 +97,12 @@ export type Tool<S extends v.GenericSchema = v.GenericSchema> = {
    */
   jsonSchema?: Record<string, unknown>;
   policy: PolicyClass;
+  /**
+   * A situational built-in (git, skills, subagents, memory upkeep…): with tool-schema deferral on, its schema
+   * waits behind tool_describe like a plugin tool's, so the tools used every turn keep the provider list short.
+   * The prompt's capability catalog still names it.
+   */
+  deferrable?: boolean;
   /** Reads run in parallel when the model asks for several at once; anything else runs in order. */
   readOnly: boolean;
   /** Only for an attended operator turn (never guests, jobs or unattended runs). */

@@ -83,14 +83,18 @@ describe("a guest turn", () => {
     expect(await Bun.file("/tmp/fermix-guest-pwned").exists()).toBe(false);
   });
 
-  test("the owner's surface has every built-in", async () => {
+  test("the owner's surface has every built-in: on the wire, or named in the prompt's On request list", async () => {
     const { app, fake } = await setup();
     await app.ask({
       key: { channel: "cli", chat: "o" },
       text: "hi",
       caller: { trust: "operator", local: true, attended: true },
     });
-    const offered: string[] = fake.requests[0]!.body.tools.map((t: any) => t.name);
-    for (const name of FORBIDDEN) expect(offered).toContain(name);
+    const body = fake.requests[0]!.body;
+    const offered: string[] = body.tools.map((t: any) => t.name);
+    const onRequest = body.instructions.slice(body.instructions.indexOf("### On request"));
+    for (const name of FORBIDDEN) {
+      expect(offered.includes(name) || onRequest.includes(`- ${name}: `)).toBe(true);
+    }
   });
 });

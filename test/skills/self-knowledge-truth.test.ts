@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { BUILTIN_TOOLS } from "../../src/capabilities/builtins/registry.ts";
 import { SKILL_TOOLS } from "../../src/capabilities/builtins/skill-tools.ts";
 import { WEB_TOOLS } from "../../src/capabilities/builtins/web-tools.ts";
+import { BRIDGES } from "../../src/capabilities/deferral/bridges.ts";
 import type { CliCommand } from "../../src/cli/command.ts";
 import { parseSkill } from "../../src/skills/parse.ts";
 import {
@@ -42,7 +43,7 @@ async function loadCommands(): Promise<Map<string, CliCommand>> {
 
 const facts: Facts = {
   commands: await loadCommands(),
-  tools: new Set([...BUILTIN_TOOLS, ...WEB_TOOLS, ...SKILL_TOOLS].map((t) => t.name)),
+  tools: new Set([...BUILTIN_TOOLS, ...WEB_TOOLS, ...SKILL_TOOLS, ...BRIDGES].map((t) => t.name)),
 };
 const read = (file: string) => readFileSync(join(SKILL_DIR, file), "utf8");
 

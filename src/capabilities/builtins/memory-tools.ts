@@ -30,6 +30,7 @@ function scopeOf(ctx: ToolContext, requested?: (typeof REQUESTED_SCOPES)[number]
 
 export const memoryStore = defineTool({
   name: "memory_store",
+  deferrable: true,
   description: "Remember a durable fact (identity, preference, interest, goal, context, directive) under a short key.",
   policy: "memory_write",
   readOnly: false,
@@ -91,6 +92,7 @@ export const memoryRecall = defineTool({
 
 export const memorySourcesList = defineTool({
   name: "memory_sources_list",
+  deferrable: true,
   description: "List what memory holds: stored facts per scope and category, and how much conversation history.",
   // It reveals what the owner has stored, so a guest never gets it.
   policy: "workspace_read",

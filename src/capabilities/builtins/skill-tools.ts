@@ -17,6 +17,7 @@ const Name = v.pipe(v.string(), v.minLength(1));
 
 export const skillList = defineTool({
   name: "skill_list",
+  deferrable: true,
   description: "List the skills (instruction packages) you can view or run, with when to use each.",
   policy: "workspace_read",
   readOnly: true,
@@ -32,6 +33,7 @@ export const skillList = defineTool({
 
 export const skillView = defineTool({
   name: "skill_view",
+  deferrable: true,
   description: "Read a skill's instructions, or one of its reference files by name.",
   policy: "workspace_read",
   readOnly: true,
@@ -56,6 +58,7 @@ export const skillView = defineTool({
 
 export const skillRun = defineTool({
   name: "skill_run",
+  deferrable: true,
   description: "Hand a self-contained task to a skill, which runs it as a sub-agent and returns the result.",
   policy: "workspace_read",
   readOnly: false,
@@ -91,6 +94,7 @@ export const skillRun = defineTool({
 
 export const skillCreate = defineTool({
   name: "skill_create",
+  deferrable: true,
   description: "Save a new skill (or replace one of the owner's own) in $FERMIX_HOME/skills.",
   policy: "workspace_write",
   readOnly: false,
@@ -132,6 +136,7 @@ export const skillCreate = defineTool({
 
 export const skillReload = defineTool({
   name: "skill_reload",
+  deferrable: true,
   description: "Re-scan the skill folders after a SKILL.md was added or edited; reports what changed.",
   policy: "workspace_write",
   readOnly: false,

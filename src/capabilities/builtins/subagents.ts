@@ -4,6 +4,7 @@ import { defineTool } from "../tool.ts";
 
 export const subagents = defineTool({
   name: "subagents",
+  deferrable: true,
   description: `Run up to ${SUBAGENT_MAX_TASKS} independent tasks in parallel as temporary sub-agents and get their results.`,
   policy: "delegation",
   readOnly: true,

@@ -4,6 +4,7 @@ import { defineTool } from "../tool.ts";
 
 export const toolHelp = defineTool({
   name: "tool_help",
+  deferrable: true,
   description: "Show one tool's full argument schema, limits and failure modes.",
   policy: "meta",
   readOnly: true,

@@ -1,5 +1,5 @@
 /**
- * The three bridges that stand in for deferred (plugin and MCP) tool schemas on the provider wire
+ * The three bridges that stand in for deferred tool schemas (plugin, MCP, situational built-ins) on the provider wire
  * (spec: self-knowledge.md, "Tool-schema deferral"). The model finds a tool with tool_search, reads its
  * arguments with tool_describe, and runs it with tool_call or simply by its own name.
  *
@@ -57,7 +57,7 @@ function notFound(ctx: ToolContext, name: string, within: readonly AnyTool[]): s
 export const toolSearch = defineTool({
   name: TOOL_SEARCH,
   description:
-    "Search the tools not listed here (plugin and MCP tools) by what they do; returns matching names and descriptions.",
+    "Find tools not in this list (plugin, MCP, on-request built-ins) by what they do: names and descriptions.",
   help: "Ranks by keyword relevance (BM25) over names, descriptions and parameters. Use tool_describe for a match's arguments.",
   policy: "meta",
   readOnly: true,
@@ -86,7 +86,7 @@ export const toolSearch = defineTool({
 
 export const toolDescribe = defineTool({
   name: TOOL_DESCRIBE,
-  description: "Show the full JSON schema of one deferred tool found with tool_search.",
+  description: "The argument schema of one deferred tool.",
   policy: "meta",
   readOnly: true,
   parameters: v.object({ name: v.pipe(v.string(), v.trim(), v.minLength(1), v.description("The tool's exact name.")) }),
@@ -107,7 +107,7 @@ export const toolDescribe = defineTool({
  */
 export const toolCall = defineTool({
   name: TOOL_CALL,
-  description: "Run a deferred tool by name with its arguments (see tool_describe for the schema).",
+  description: "Run a deferred tool: its name and arguments.",
   policy: "meta",
   // Not read-only: the target may write, and a wrapped call must not be batched with parallel reads.
   readOnly: false,

@@ -4,8 +4,10 @@ import { BRIDGES } from "./bridges.ts";
 export type SplitOptions = {
   /** `[fermix_core.tools.tool_search] enabled`, absent meaning true; false is the kill switch. */
   enabled: boolean;
-  /** Plugin and MCP tools are deferrable; built-ins never are. */
+  /** Plugin and MCP tools, and the situational built-ins (`deferrable`), are deferrable. */
   isDeferrable: (tool: AnyTool) => boolean;
+  /** A tool's size on the wire; when given, deferral happens only where it saves more than the bridges cost. */
+  weigh?: (tool: AnyTool) => number;
 };
 
 export type SplitSurface = {
@@ -26,9 +28,15 @@ export function splitSurface(surface: readonly AnyTool[], opts: SplitOptions): S
   const whole = { sent: all, deferred: [], callable: all };
   if (!opts.enabled) return whole;
   const deferred = all.filter((t) => !BRIDGES.includes(t) && opts.isDeferrable(t));
-  // Bridges over an empty catalog would only cost tokens and invite useless searches.
+  // Bridges over an empty catalog would only cost tokens and invite useless searches; over a couple of small
+  // tools (a guest's) they would cost more than they save.
   if (!deferred.length) return whole;
+  const weigh = opts.weigh;
+  if (weigh && sum(deferred, weigh) <= sum(BRIDGES, weigh)) return whole;
   const moved = new Set(deferred);
   const sent = [...all.filter((t) => !moved.has(t)), ...BRIDGES.filter((b) => !all.includes(b))];
   return { sent, deferred, callable: [...sent, ...deferred] };
 }
+
+const sum = (tools: readonly AnyTool[], weigh: (tool: AnyTool) => number) =>
+  tools.reduce((total, t) => total + weigh(t), 0);

@@ -36,6 +36,16 @@ describe("splitSurface", () => {
     expect(deferred).toEqual([]);
   });
 
+  test("with a weight, a few small deferrable tools stay on the wire: the bridges would cost more", () => {
+    const weigh = (t: AnyTool) => JSON.stringify(registry.spec(t)).length;
+    const few = PLUGIN_TOOLS.slice(0, 1);
+    const kept = splitSurface([toolHelp, ...few], { enabled: true, isDeferrable, weigh });
+    expect(kept.deferred).toEqual([]);
+    expect(names(kept.sent)).toEqual(names([toolHelp, ...few]));
+    const many = splitSurface([toolHelp, ...PLUGIN_TOOLS], { enabled: true, isDeferrable, weigh });
+    expect(many.deferred.length).toBe(PLUGIN_TOOLS.length);
+  });
+
   test("with 60+ deferrable tools the provider tool list is at least 80% smaller", () => {
     const { split } = turnFor(operator);
     const without = wireBytes(registry.surface(operator));
