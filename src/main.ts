@@ -23,6 +23,14 @@ const COMMANDS: Record<string, () => Promise<{ default: CliCommand }>> = {
   revoke: () => import("./cli/revoke.ts"),
   skills: () => import("./cli/skills.ts"),
   debug: () => import("./cli/debug.ts"),
+  start: () => import("./cli/start.ts"),
+  restart: () => import("./cli/restart.ts"),
+  service: () => import("./cli/service.ts"),
+  setup: () => import("./cli/setup.ts"),
+  doctor: () => import("./cli/doctor.ts"),
+  upgrade: () => import("./cli/upgrade.ts"),
+  // Hidden: install.sh runs it on a freshly downloaded binary when cosign is absent.
+  "verify-release": () => import("./cli/verify-release.ts"),
 };
 
 async function main(argv: string[]): Promise<number> {

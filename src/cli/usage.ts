@@ -8,7 +8,13 @@ Commands:
   run              Run the daemon in the foreground (what the service starts)
   status           Show whether the daemon runs: pid, version, uptime
   health           Check that the daemon answers
+  start            Start the daemon (through the service when one is installed)
   stop             Stop the running daemon
+  restart          Stop, then start the daemon (after an upgrade or a config change)
+  service          install | uninstall | status [--user|--system]
+  setup            Choose and test a provider, personalise, install the service
+  doctor           Check config, providers, daemon, service, keychain, plugins, disk [--full] [--json]
+  upgrade          Upgrade this binary to the newest release [--check] [--version V]
   capabilities     List the tools the agent can use (--kind K, --json)
   skills           list [--json] | view NAME [FILE] | reload
   memory           review [--now] | revisions [NAME] | restore ID

@@ -19,6 +19,8 @@ export type FermixPaths = {
   auth: string;
   /** The plugin store: installed/<name>/<version>/ with a `current` link per plugin, installed.json, a lock. */
   plugins: { root: string; installed: string; record: string; staging: string; lock: string };
+  /** `fermix upgrade`: the binary it replaced, its append-only history, its lock and its in-flight journal. */
+  upgrade: { previous: string; history: string; lock: string; journal: string };
   /** Prompt files, seeded once and the owner's afterwards. */
   promptFiles: { identity: string; soul: string; guidance: string; user: string; memory: string };
 };
@@ -49,6 +51,12 @@ export function fermixPaths(home: string): FermixPaths {
       record: join(home, "plugins", "installed.json"),
       staging: join(home, "plugins", "staging"),
       lock: join(home, "plugins", ".lock"),
+    },
+    upgrade: {
+      previous: join(home, ".previous"),
+      history: join(home, "upgrades.jsonl"),
+      lock: join(home, "upgrade.lock"),
+      journal: join(home, "upgrade.journal.json"),
     },
     promptFiles: {
       identity: join(home, "bootstrap", "main", "IDENTITY.md"),
