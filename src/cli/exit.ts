@@ -8,7 +8,15 @@ export const UsageError = (message: string) => new FermixError("usage", message)
 
 /** The CLI's one mapping from error codes to exit codes. */
 export function exitCodeFor(err: FermixError): number {
-  if (err.code === "usage" || err.code === "invalid_argument" || err.code === "unknown_provider") return EXIT.usage;
+  if (
+    err.code === "usage" ||
+    err.code === "invalid_argument" ||
+    err.code === "unknown_provider" ||
+    // A Homebrew or dpkg binary: the package manager's command is the answer, as for a usage error.
+    err.code === "package_managed"
+  ) {
+    return EXIT.usage;
+  }
   if (err.code === "not_running") return EXIT.notRunning;
   return EXIT.error;
 }

@@ -1,4 +1,5 @@
 import { processEnv } from "../config/env.ts";
+import { VERSION } from "../version.ts";
 import { parseStrict } from "./args.ts";
 import { defineCliCommand } from "./command.ts";
 import { EXIT, reportError } from "./exit.ts";
@@ -12,6 +13,10 @@ const command = defineCliCommand({
       const [{ createApp }, { startDaemon }] = await Promise.all([import("../app.ts"), import("../daemon/server.ts")]);
       const app = await createApp({ env: processEnv(), logToStderr: true, backgroundReview: true });
       app.prepareHome();
+      // An upgrade cut short by a crash is finished (this is the new version, and it started) or undone here.
+      const { recoverInterruptedUpgrade } = await import("../upgrade/journal.ts");
+      const recovered = recoverInterruptedUpgrade(app.paths.upgrade, { runningVersion: VERSION, asDaemon: true });
+      if (recovered.action !== "none") app.log.withTag("upgrade").warn(recovered.message);
       // The catalog in the binary is checked at start: a tampered one is refused (and plugins stay off) before any use.
       await import("../plugins/catalog/load-catalog.ts")
         .then(({ loadCatalog }) => loadCatalog())

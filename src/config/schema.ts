@@ -115,6 +115,11 @@ const Core = v.strictObject({
       threshold: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(1))),
     }),
   ),
+  upgrade: v.optional(
+    v.strictObject({
+      releases_url: v.optional(v.pipe(v.string(), v.url("must be an absolute URL to releases.json"))),
+    }),
+  ),
   jobs: v.optional(
     v.strictObject({
       run_freshness_window_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
