@@ -1,4 +1,4 @@
-import { signArtifact, type SigstoreBundle } from "../trust/sign.ts";
+import { type SigstoreBundle, signArtifact } from "../trust/sign.ts";
 import type { TrustMaterial } from "../trust/trust-material.ts";
 import { verifyArtifact } from "../trust/verify.ts";
 
