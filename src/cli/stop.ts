@@ -1,29 +1,27 @@
-import { existsSync } from "node:fs";
+import { FermixError } from "../error.ts";
+import { NOT_RUNNING } from "../protocol/client.ts";
+import { stopDaemon } from "../service/daemon-control.ts";
 import { parseStrict } from "./args.ts";
 import { defineCliCommand } from "./command.ts";
-import { connectDaemon } from "./daemon-client.ts";
 import { EXIT, reportError } from "./exit.ts";
-import { writeErr, writeOut } from "./output.ts";
+import { writeOut } from "./output.ts";
+import { daemonContext } from "./start.ts";
 
 const STOP_WAIT_MS = 10_000;
 
 const command = defineCliCommand({
-  meta: { name: "stop", description: "Stop the running daemon and wait until it has gone." },
+  meta: {
+    name: "stop",
+    description: "Stop the running daemon (through the service when one is installed) and wait until it has gone.",
+  },
   options: {},
   async run(rawArgs) {
     parseStrict(rawArgs, command.options, "stop"); // takes no options: anything else is a usage error
     try {
-      const { client, socket } = connectDaemon();
-      const { pid } = await client.health();
-      await client.shutdown();
-      // The daemon removes its socket as the last step of a clean stop.
-      const deadline = Date.now() + STOP_WAIT_MS;
-      while (existsSync(socket) && Date.now() < deadline) await Bun.sleep(20);
-      if (existsSync(socket)) {
-        await writeErr(`fermix: the daemon (pid ${pid}) has not stopped after ${STOP_WAIT_MS / 1000} s\n`);
-        return EXIT.error;
-      }
-      await writeOut(`fermix: stopped (pid ${pid})\n`);
+      // The daemon removes its socket as the last step of a clean stop; stopDaemon waits for that.
+      const result = await stopDaemon({ env: daemonContext().env, timeoutMs: STOP_WAIT_MS });
+      if (!result.stopped) throw new FermixError(NOT_RUNNING, "not running");
+      await writeOut(`fermix: stopped (pid ${result.pid})\n`);
       return EXIT.ok;
     } catch (err) {
       return reportError(err);
