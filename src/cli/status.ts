@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { processEnv } from "../config/env.ts";
+import { fermixPaths, resolveHome } from "../config/paths.ts";
 import type { Status } from "../protocol/schemas.ts";
 import { VERSION } from "../version.ts";
 import { parseStrict } from "./args.ts";
@@ -16,22 +19,43 @@ const command = defineCliCommand({
     const args = parseStrict(rawArgs, command.options, "status");
     return answerQuery({
       json: args.json === true,
-      query: () => connectDaemon().client.status(),
+      query: async () => {
+        const status = await connectDaemon().client.status();
+        return { ...status, reconnect: await pluginsToReconnect() };
+      },
       render: renderStatus,
-      toJson: (status) => ({ ...status, cli_version: VERSION }),
+      toJson: ({ reconnect, ...status }) => ({ ...status, cli_version: VERSION, plugins_needing_reconnect: reconnect }),
     });
   },
 });
 
 export default command;
 
-function renderStatus(status: Status): string {
+/**
+ * Enabled plugins whose sign-in is gone, from auth.json and config.toml on this side of the socket. Costs
+ * one stat when auth.json does not exist; a status must never fail for it, so a bad file shows nothing.
+ */
+async function pluginsToReconnect(): Promise<string[]> {
+  try {
+    const paths = fermixPaths(resolveHome(processEnv()));
+    if (!existsSync(paths.auth)) return [];
+    const { pluginsNeedingReconnectIn } = await import("../doctor/plugin-reconnect.ts");
+    return await pluginsNeedingReconnectIn(paths, new Date());
+  } catch {
+    return [];
+  }
+}
+
+function renderStatus(status: Status & { reconnect: string[] }): string {
   let text = `fermix: running (pid ${status.pid}, version ${status.version}, up ${formatUptime(status.uptime_ms)})\n`;
   text += `providers: ${status.primary_provider ?? "none configured"}`;
   text += status.fallback_providers.length ? ` (fallbacks: ${status.fallback_providers.join(", ")})\n` : "\n";
   // "Upgraded but nothing changed" is almost always a daemon that was never restarted.
   if (status.version !== VERSION) {
-    text += `warning: the daemon runs version ${status.version} but this binary is ${VERSION}; restart it (fermix stop, then fermix run or your service manager)\n`;
+    text += `warning: the daemon runs version ${status.version} but this binary is ${VERSION}; restart it: fermix restart\n`;
+  }
+  for (const name of status.reconnect) {
+    text += `plugins: ${name} needs reconnecting — fermix plugins auth reauthorize ${name}\n`;
   }
   return text;
 }

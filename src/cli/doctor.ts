@@ -1,0 +1,37 @@
+import { processEnv } from "../config/env.ts";
+import { parseStrict } from "./args.ts";
+import { defineCliCommand } from "./command.ts";
+import { EXIT, jsonEnvelope, UsageError } from "./exit.ts";
+import { writeOut } from "./output.ts";
+
+const command = defineCliCommand({
+  meta: {
+    name: "doctor",
+    usage: "doctor [--full] [--json]",
+    description: [
+      "Check this install and say what to fix: config.toml, each configured provider (one cheap request",
+      "each: the key, the model, and for Ollama the context it serves), the daemon and its version, the",
+      "service unit, the keychain, enabled plugins' sign-ins, the embedded catalog's signature and free disk.",
+      "Probes time out after 5 s. --full also walks every enabled plugin's readiness (manifest, settings,",
+      "secret, runtime, OAuth client and token), one row each. Exit 0 when nothing failed, 1 otherwise.",
+    ].join("\n"),
+  },
+  options: {
+    full: { type: "boolean", description: "also check each enabled plugin's readiness in full" },
+    json: { type: "boolean", description: "print the typed JSON envelope with every row" },
+  },
+  async run(rawArgs) {
+    const args = parseStrict(rawArgs, command.options, "doctor");
+    if (args._.length) throw UsageError(`doctor: unexpected argument ${args._[0]}`);
+    const [{ runDoctor }, { defaultDoctorDeps }, { renderReport }] = await Promise.all([
+      import("../doctor/run-doctor.ts"),
+      import("../doctor/default-deps.ts"),
+      import("../doctor/render.ts"),
+    ]);
+    const report = await runDoctor(defaultDoctorDeps(processEnv(), { full: args.full === true }));
+    await writeOut(args.json === true ? `${jsonEnvelope({ ok: true, result: report })}\n` : renderReport(report));
+    return report.ok ? EXIT.ok : EXIT.error;
+  },
+});
+
+export default command;

@@ -1,0 +1,40 @@
+import { statfsSync } from "node:fs";
+import type { Env } from "../config/env.ts";
+import { fermixPaths, resolveHome } from "../config/paths.ts";
+import { loadCatalog } from "../plugins/catalog/load-catalog.ts";
+import { createDaemonClient } from "../protocol/client.ts";
+import { PROBE_TIMEOUT_MS } from "../providers/probe.ts";
+import { serviceBinary } from "../service/self.ts";
+import { VERSION } from "../version.ts";
+import type { DoctorDeps, RunResult } from "./check.ts";
+import { installedServiceUnit } from "./service-unit.ts";
+
+/** The real machine, wired once for the CLI; tests build their own DoctorDeps. */
+export function defaultDoctorDeps(env: Env, opts: { full: boolean }): DoctorDeps {
+  const paths = fermixPaths(resolveHome(env));
+  return {
+    env,
+    paths,
+    version: VERSION,
+    full: opts.full,
+    fetch,
+    now: Date.now,
+    probeTimeoutMs: PROBE_TIMEOUT_MS,
+    platform: process.platform,
+    run: runCommand,
+    which: (command) => Bun.which(command, env.PATH ? { PATH: env.PATH } : undefined),
+    statfs: (path) => statfsSync(path),
+    daemonStatus: () => createDaemonClient(paths.socket).status(),
+    serviceUnitState: async () => installedServiceUnit(env, process.platform, serviceBinary),
+    loadCatalog: () => loadCatalog(),
+  };
+}
+
+function runCommand(argv: string[]): RunResult {
+  try {
+    const proc = Bun.spawnSync(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 10_000 });
+    return { ok: proc.exitCode === 0, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+  } catch {
+    return { ok: false, stdout: "", stderr: "could not be run" };
+  }
+}

@@ -1,0 +1,76 @@
+import { loadConfig } from "../config/load.ts";
+import { FermixError, isFermixError } from "../error.ts";
+import { redact } from "../observability/redact.ts";
+import { validateRouting } from "../providers/routing-config.ts";
+import { catalogCheck } from "./catalog-check.ts";
+import type { DoctorCheck, DoctorContext, DoctorDeps, DoctorRow } from "./check.ts";
+import { configCheck } from "./config-check.ts";
+import { daemonCheck } from "./daemon-check.ts";
+import { diskCheck } from "./disk-check.ts";
+import { keychainCheck } from "./keychain-check.ts";
+import { pluginsCheck } from "./plugins-check.ts";
+import { providersCheck } from "./providers-check.ts";
+import { serviceCheck } from "./service-check.ts";
+
+/** In the order they print. Adding a check is one file and one line here. */
+export const CHECKS: readonly DoctorCheck[] = [
+  configCheck,
+  providersCheck,
+  daemonCheck,
+  serviceCheck,
+  keychainCheck,
+  pluginsCheck,
+  catalogCheck,
+  diskCheck,
+];
+
+export type DoctorReport = {
+  /** No row failed: the exit code is 0. */
+  ok: boolean;
+  full: boolean;
+  version: string;
+  counts: { ok: number; warn: number; fail: number };
+  rows: DoctorRow[];
+};
+
+/** Runs every check side by side (the provider probes are the slow part) and redacts what they say. */
+export async function runDoctor(deps: DoctorDeps, checks: readonly DoctorCheck[] = CHECKS): Promise<DoctorReport> {
+  const ctx = await doctorContext(deps);
+  const results = await Promise.all(checks.map((check) => check.run(ctx).catch((err) => [crashed(check, err)])));
+  const rows = results.flat().map((row) => scrub(row, ctx.secrets));
+  const count = (status: DoctorRow["status"]) => rows.filter((r) => r.status === status).length;
+  const counts = { ok: count("ok"), warn: count("warn"), fail: count("fail") };
+  return { ok: counts.fail === 0, full: deps.full, version: deps.version, counts, rows };
+}
+
+export async function doctorContext(deps: DoctorDeps): Promise<DoctorContext> {
+  const home = deps.env.HOME;
+  const ctx: DoctorContext = {
+    ...deps,
+    configExists: await Bun.file(deps.paths.config).exists(),
+    secrets: [],
+    display: (path) => (home && home !== "/" && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path),
+  };
+  try {
+    ctx.config = await loadConfig(deps.paths.config);
+    validateRouting(ctx.config, deps.paths.config);
+  } catch (err) {
+    ctx.config = undefined;
+    ctx.configError = isFermixError(err) ? err : new FermixError("config_invalid", String(err));
+  }
+  return ctx;
+}
+
+/** A check that threw is a failed row, not a crashed doctor: the other rows still matter. */
+function crashed(check: DoctorCheck, err: unknown): DoctorRow {
+  const message = err instanceof Error ? err.message : String(err);
+  return { id: check.id, title: check.id, status: "fail", detail: `the check itself failed: ${message}` };
+}
+
+function scrub(row: DoctorRow, secrets: readonly string[]): DoctorRow {
+  return {
+    ...row,
+    detail: redact(row.detail, secrets),
+    ...(row.fix !== undefined ? { fix: redact(row.fix, secrets) } : {}),
+  };
+}
