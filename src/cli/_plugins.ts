@@ -3,6 +3,7 @@ import { loadConfig } from "../config/load.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { createSecretStore } from "../config/secret-store.ts";
 import { loadCatalog } from "../plugins/catalog/load-catalog.ts";
+import { createTokenStore } from "../plugins/oauth/token-store.ts";
 import { createPluginHost, type PluginEntry } from "../plugins/plugin-host.ts";
 import type { ManifestView, SettingsCliDeps } from "../plugins/settings/cli.ts";
 import { readSecretInput } from "../plugins/settings/read-secret-input.ts";
@@ -21,12 +22,15 @@ export async function pluginContext() {
     prefer: config.fermix_core?.secret_store === "file" ? "file" : undefined,
   });
   let catalog: ReturnType<typeof loadCatalog> | undefined;
+  const tokens = createTokenStore(paths.auth);
   const host = createPluginHost({
     paths,
     coreVersion: VERSION,
     catalog: () => (catalog ??= loadCatalog()),
     store: createPluginStore({ paths: paths.plugins }),
     secrets,
+    // Without it `plugins list|doctor` could not tell a stale or refused sign-in from a good one.
+    tokenState: (name) => tokens.state(name),
   });
   return { env, paths, config, secrets, host };
 }
