@@ -72,7 +72,7 @@ function checkProtocol(req: Request): void {
   if (version > PROTOCOL_VERSION) {
     throw new FermixError(
       "daemon_too_old",
-      `the running daemon (${VERSION}) is older than this CLI; restart it with \`fermix stop\` then \`fermix run\``,
+      `the running daemon (${VERSION}) is older than this CLI; restart it: fermix restart`,
       {
         daemon_protocol: PROTOCOL_VERSION,
       },
