@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, renameSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, renameSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { defineError, FermixError } from "../error.ts";
 import { removeQuietly } from "../fs/lock-files.ts";
@@ -70,6 +70,8 @@ const HEALTH_TIMEOUT_MS = 10_000;
 export async function upgrade(request: UpgradeRequest, deps: UpgradeDeps): Promise<UpgradeOutcome> {
   const say = deps.say ?? (() => {});
   const now = deps.now ?? Date.now;
+  // A binary installed a moment ago may never have run: FERMIX_HOME (lock, history, .previous) may not exist.
+  mkdirSync(dirname(deps.paths.lock), { recursive: true, mode: 0o700 });
   const release = await acquirePidLock(deps.paths.lock, 0, (pid) =>
     UpgradeBusy(`another fermix upgrade (pid ${pid}) is running; wait for it to finish`, { pid }),
   );

@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { generateKeyPairSync } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -17,6 +16,7 @@ import { createTrustMaterial } from "../../src/trust/trust-material.ts";
 import { type DaemonControl, type UpgradeDeps, upgrade } from "../../src/upgrade/upgrade.ts";
 import { fakeBinary, publish, startReleaseServer } from "../fake/release-server.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { REFUSALS } from "./_refusals.ts";
 
 const defer = cleanupAfterEach();
 const TARGET = "linux-x86_64";
@@ -115,87 +115,10 @@ describe("fermix upgrade (the steps, with a stand-in daemon)", () => {
     expect(await upgrade({}, s.deps)).toEqual({ kind: "up_to_date", version: "0.1.0" });
   });
 
-  const other = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({
-    type: "pkcs8",
-    format: "pem",
-  }) as string;
-  const refusals: Array<[string, (s: ReturnType<typeof setup>) => void, RegExp]> = [
-    [
-      "a bad signature (another key)",
-      (s) => publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0"), key: other }]),
-      /signature does not vouch for fermix 0\.2\.0 on linux-x86_64: .*key this build does not trust/,
-    ],
-    [
-      "a missing bundle",
-      (s) => publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0"), key: null }]),
-      /no usable signature for 0\.2\.0: .*HTTP 404/,
-    ],
-    [
-      "a sha256 mismatch",
-      (s) => {
-        publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0") }]);
-        s.server.serve("/v0.2.0/fermix_linux_x86_64", { body: fakeBinary("0.2.0", "tampered") });
-      },
-      /sha256 is [0-9a-f]{64}, but releases\.json says [0-9a-f]{64}/,
-    ],
-    [
-      "an older version",
-      (s) => publish(s.server, [{ version: "0.0.9", target: TARGET, binary: fakeBinary("0.0.9") }]),
-      /0\.0\.9 is older than the installed 0\.1\.0; refusing to downgrade \(pass --allow-downgrade/,
-    ],
-    [
-      "another target's validly signed build",
-      (s) =>
-        publish(s.server, [
-          { version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0"), signedAs: { target: "darwin-arm64" } },
-        ]),
-      /signature does not vouch for fermix 0\.2\.0 on linux-x86_64/,
-    ],
-    [
-      "an older release signed as itself but listed as newer",
-      (s) =>
-        publish(s.server, [
-          { version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0"), signedAs: { version: "0.0.9" } },
-        ]),
-      /signature does not vouch for fermix 0\.2\.0/,
-    ],
-    [
-      "a truncated download",
-      (s) => {
-        publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0") }]);
-        const path = "/v0.2.0/fermix_linux_x86_64";
-        s.server.serve(path, { ...s.server.files.get(path)!, truncateTo: 10 });
-      },
-      /truncated|cut after/,
-    ],
-    [
-      "a 404 for the binary",
-      (s) => {
-        publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0") }]);
-        s.server.files.delete("/v0.2.0/fermix_linux_x86_64");
-      },
-      /the release binary at http:\/\/127\.0\.0\.1:\d+\/v0\.2\.0\/fermix_linux_x86_64 answered HTTP 404/,
-    ],
-    [
-      "a binary whose --version is not the release's",
-      (s) => publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.1.5") }]),
-      /--version printed "0\.1\.5", not 0\.2\.0/,
-    ],
-    [
-      "an artifact on another origin",
-      (s) => {
-        const m = publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0") }]);
-        m.releases[0]!.artifacts[0]!.url = "http://127.0.0.2:9/fermix_linux_x86_64";
-        s.server.serve("/releases.json", { body: JSON.stringify(m) });
-      },
-      /outside the release origin/,
-    ],
-  ];
-
-  for (const [name, arrange, message] of refusals) {
+  for (const [name, arrange, message] of REFUSALS) {
     test(`refuses ${name}, leaving the installed binary byte-identical`, async () => {
       const s = setup();
-      arrange(s);
+      arrange(s.server, TARGET);
       const error = await upgrade({}, s.deps).then(
         () => undefined,
         (e) => e,
