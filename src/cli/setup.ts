@@ -1,0 +1,93 @@
+import { processEnv } from "../config/env.ts";
+import { fermixPaths, resolveHome } from "../config/paths.ts";
+import { serviceBinary } from "../service/self.ts";
+import type { SetupFlags } from "../setup/answers.ts";
+import type { SetupIo } from "../setup/prompt.ts";
+import { runSetup } from "../setup/run-setup.ts";
+import { type ParsedArgs, parseStrict } from "./args.ts";
+import { defineCliCommand } from "./command.ts";
+import { EXIT, UsageError } from "./exit.ts";
+import { writeOut } from "./output.ts";
+
+const command = defineCliCommand({
+  meta: {
+    name: "setup",
+    usage:
+      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes]",
+    description: [
+      "Choose a model provider and test it, store its key in the keychain (or the 0600 file store),",
+      "set the assistant's name, yours and your time zone, and install the service — or rewrite it",
+      "when it drifted from what this binary writes. Asks on a terminal; with --yes (or no terminal),",
+      "flags and the current config.toml answer, and a missing answer names its flag. Safe to re-run.",
+      "The API key is never taken from the command line.",
+    ].join("\n"),
+  },
+  options: {
+    provider: {
+      type: "string",
+      valueHint: "NAME",
+      description: "openai, anthropic, xai, openrouter, mistral or ollama; made primary",
+    },
+    model: { type: "string", valueHint: "MODEL", description: "its default model (the provider's default otherwise)" },
+    "base-url": { type: "string", valueHint: "URL", description: "the provider's API URL (Ollama's server URL)" },
+    "api-key-stdin": { type: "boolean", description: "read the API key from stdin (no echo on a terminal)" },
+    "api-key-env": { type: "string", valueHint: "VAR", description: "read the API key from the variable VAR" },
+    "skip-test": { type: "boolean", description: "save the answers without testing the provider" },
+    name: { type: "string", valueHint: "NAME", description: "the assistant's name (default fermix)" },
+    "user-name": { type: "string", valueHint: "NAME", description: "your name" },
+    timezone: { type: "string", valueHint: "TZ", description: "your IANA time zone (default America/New_York)" },
+    service: { type: "boolean", description: "install or heal the service (the default; --no-service skips it)" },
+    system: { type: "boolean", description: "the system-wide service instead of the user one (needs root)" },
+    "non-interactive": { type: "boolean", description: "ask nothing; flags and config.toml answer" },
+    yes: { type: "boolean", alias: "y", description: "the same as --non-interactive" },
+  },
+  async run(rawArgs) {
+    const args = parseStrict(rawArgs, command.options, "setup");
+    // Not echoed back: a stray word here is most likely a pasted key.
+    if (args._.length) {
+      throw UsageError(
+        "setup takes options only; an API key is never read from the command line (--api-key-stdin or --api-key-env VAR)",
+      );
+    }
+    const env = processEnv();
+    await runSetup(setupFlags(args), {
+      env,
+      paths: fermixPaths(resolveHome(env)),
+      io: await terminalIo(),
+      service: { binary: serviceBinary },
+    });
+    return EXIT.ok;
+  },
+});
+
+export default command;
+
+function setupFlags(args: ParsedArgs): SetupFlags {
+  const text = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
+  return {
+    provider: text("provider"),
+    model: text("model"),
+    baseUrl: text("base-url"),
+    apiKeyStdin: args["api-key-stdin"] === true,
+    apiKeyEnv: text("api-key-env"),
+    skipTest: args["skip-test"] === true,
+    name: text("name"),
+    userName: text("user-name"),
+    timezone: text("timezone"),
+    service: typeof args.service === "boolean" ? args.service : undefined,
+    system: args.system === true,
+    nonInteractive: args["non-interactive"] === true || args.yes === true,
+  };
+}
+
+/** The real terminal: questions only when stdin and stdout both are one; raw mode keeps a typed key off the screen. */
+async function terminalIo(): Promise<SetupIo> {
+  const { isatty } = await import("node:tty");
+  const stdinTTY = isatty(0);
+  return {
+    input: process.stdin,
+    write: writeOut,
+    isTTY: stdinTTY && isatty(1),
+    setRawMode: stdinTTY ? (raw) => process.stdin.setRawMode(raw) : undefined,
+  };
+}

@@ -1,0 +1,192 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { reconcileAgentName, seedPromptFiles } from "../agent/prompt-files.ts";
+import type { Env } from "../config/env.ts";
+import { loadConfig } from "../config/load.ts";
+import type { FermixPaths } from "../config/paths.ts";
+import { createSecretStore, type SecretStore } from "../config/secret-store.ts";
+import type { SecretDeps } from "../config/secrets.ts";
+import { FermixError, isFermixError } from "../error.ts";
+import { probeProvider } from "../providers/probe.ts";
+import type { ServiceScope } from "../service/target.ts";
+import { type AnswerDeps, gatherPersonal, gatherProvider, type ProviderAnswers, type SetupFlags } from "./answers.ts";
+import { previewSetup, type SetupChanges, writeSetup } from "./config-edit.ts";
+import { createPrompter, type SetupIo } from "./prompt.ts";
+import { planSetupService, runServiceStep, type ServiceDeps, type ServiceStep } from "./service-step.ts";
+
+/**
+ * `fermix setup`: every answer is gathered (and the provider tested) before anything is written, so a
+ * refusal at any point leaves FERMIX_HOME as it was. Then the key goes to the secret store, config.toml is
+ * edited in place, the prompt files are seeded, and the service is installed or healed. The key is never
+ * written anywhere but the secret store: not to config.toml, not to the output, not to an error.
+ */
+export type SetupDeps = {
+  env: Env;
+  paths: FermixPaths;
+  io: SetupIo;
+  fetch?: typeof fetch;
+  probeTimeoutMs?: number;
+  /** The OS keyring with the file store behind it, as [fermix_core] secret_store says, by default. */
+  store?: SecretStore;
+  /** How a configured "@keyring"/command key is looked up (tests hand in a fake keyring). */
+  secretRun?: SecretDeps["run"];
+  service: Omit<ServiceDeps, "env">;
+  uid?: number;
+};
+
+export const SetupProbeFailed = (message: string) => new FermixError("setup_probe_failed", message);
+
+const MAX_KEY_BYTES = 64 * 1024;
+
+export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void> {
+  const { env, paths, io } = deps;
+  const config = await loadConfig(paths.config);
+  const core = config.fermix_core;
+  const scope: ServiceScope = flags.system ? "system" : "user";
+  const uid = deps.uid ?? process.getuid?.() ?? 0;
+  if (flags.system && flags.service !== false && uid !== 0) {
+    throw new FermixError(
+      "needs_root",
+      "the system service needs root: run setup with sudo, or leave out --system for a user service",
+    );
+  }
+  const serviceDeps: ServiceDeps = { ...deps.service, env };
+  const planned = flags.service === false ? undefined : planSetupService(scope, serviceDeps);
+
+  const prompter = createPrompter(io);
+  const interactive = io.isTTY && !flags.nonInteractive;
+  if (interactive) {
+    await io.write(
+      "fermix setup: a model provider, a few personal details, then the service. Enter keeps the [value].\n",
+    );
+  }
+  const answerDeps: AnswerDeps = {
+    config,
+    env,
+    secrets: { env, secretsDir: paths.secrets, profile: core?.profile, run: deps.secretRun },
+    prompter: interactive ? prompter : undefined,
+    // On a terminal "stdin" is the person typing: a no-echo line, not a wait for end of input.
+    readStdinKey: (question) => (io.setRawMode ? prompter.hidden(question) : prompter.rest(MAX_KEY_BYTES)),
+    serviceAvailable: planned?.ok === true,
+  };
+  const chosen = await gatherProvider(flags, answerDeps);
+  await testProvider(chosen, flags, deps);
+  const answers = { ...chosen, ...(await gatherPersonal(flags, answerDeps)) };
+
+  const changes: SetupChanges = {
+    provider: answers.provider.id,
+    model: answers.model,
+    baseUrl: answers.baseUrl,
+    keyring: answers.newKey !== undefined,
+    agentName: answers.agentName,
+    userName: answers.userName,
+    timezone: answers.timezone,
+  };
+  const before = existsSync(paths.config) ? readFileSync(paths.config, "utf8") : "";
+  previewSetup(before, changes, paths.config);
+
+  const lines: string[] = [];
+  const slot = answers.provider.env.apiKey ?? `${answers.provider.id.toUpperCase()}_API_KEY`;
+  if (answers.newKey !== undefined) {
+    const preferFile = core?.secret_store === "file";
+    const store =
+      deps.store ??
+      createSecretStore({ secretsDir: paths.secrets, profile: core?.profile, prefer: preferFile ? "file" : undefined });
+    const { where } = await store.store(slot, answers.newKey);
+    const why = preferFile ? 'as [fermix_core] secret_store = "file" asks' : "since no OS keyring took it";
+    const place =
+      where === "keyring" ? `the OS keyring (${slot})` : `the file store, ${join(paths.secrets, slot)} (0600), ${why}`;
+    lines.push(`API key: stored in ${place}; config.toml points at it with api_key = "@keyring"`);
+  } else if (answers.keptKey !== undefined) {
+    lines.push(`API key: kept the one config.toml already gives ${answers.provider.label}`);
+  } else {
+    lines.push(`API key: none needed for ${answers.provider.label} (${answers.baseUrl})`);
+  }
+
+  const { changed } = writeSetup(paths.config, changes);
+  const what = `primary provider ${answers.provider.id}, model ${answers.model}, assistant "${answers.agentName}", time zone ${answers.timezone}`;
+  lines.unshift(
+    changed
+      ? `config: updated ${paths.config} (${what})`
+      : `config: ${paths.config} already holds these answers; unchanged`,
+  );
+  const seeded = seedPromptFiles(paths, answers.agentName);
+  reconcileAgentName(paths, answers.agentName);
+  if (seeded.length)
+    lines.push(`prompt files: wrote ${seeded.length} starting files (IDENTITY.md, USER.md, …) in ${paths.home}`);
+
+  let failure: unknown;
+  if (!answers.service) {
+    lines.push(
+      flags.service === false
+        ? "service: skipped (--no-service); fermix ask works without it, fermix start runs the daemon in the background"
+        : "service: skipped; install it later with fermix service install",
+    );
+  } else if (planned && !planned.ok) {
+    lines.push(`service: skipped: ${planned.reason}`);
+  } else if (planned?.ok) {
+    try {
+      // The daemon reads config.toml and resolves the key once, at start.
+      const stale = changed || answers.keyChanged;
+      lines.push(...describeService(await runServiceStep(planned.plan, stale, serviceDeps)));
+    } catch (err) {
+      failure = err;
+      lines.push("service: not installed (see below)");
+    }
+  }
+
+  await io.write(`\n${lines.join("\n")}\n\nNext:\n  fermix ask "hello"\n  fermix status\n`);
+  if (failure !== undefined) {
+    const reason = failure instanceof Error ? failure.message : String(failure);
+    throw new FermixError(
+      isFermixError(failure) ? failure.code : "service_command_failed",
+      `${reason}\nconfig.toml and the key are saved; once this is fixed, run fermix setup again (or fermix service install${flags.system ? " --system" : ""})`,
+    );
+  }
+}
+
+/** One probe of the chosen provider; a failure stops setup before anything is written. */
+async function testProvider(answers: ProviderAnswers, flags: SetupFlags, deps: SetupDeps): Promise<void> {
+  const { io } = deps;
+  const label = answers.provider.label;
+  if (flags.skipTest) {
+    await io.write(`Not testing ${label} (--skip-test).\n`);
+    return;
+  }
+  await io.write(`Testing ${label} (${answers.model})…\n`);
+  const result = await probeProvider(
+    {
+      provider: answers.provider.id,
+      apiKey: answers.newKey ?? answers.keptKey,
+      baseUrl: answers.probeUrl,
+      model: answers.model,
+    },
+    { fetch: deps.fetch, timeoutMs: deps.probeTimeoutMs },
+  );
+  if (result.status === "fail") {
+    const fix = result.fix ? `\n  fix: ${result.fix}` : "";
+    throw SetupProbeFailed(
+      `${label} failed the test: ${result.detail}${fix}\nnothing was written; run fermix setup again once it is fixed (--skip-test saves the answers untested)`,
+    );
+  }
+  if (result.status === "warn") {
+    await io.write(`warning: ${result.detail}${result.fix ? `\n  fix: ${result.fix}` : ""}\n`);
+    return;
+  }
+  await io.write(`ok: ${result.detail}\n`);
+}
+
+function describeService(step: ServiceStep): string[] {
+  const at = `the ${step.what} at ${step.path}`;
+  if (step.action === "created") return [`service: installed ${at}; enabled and started`];
+  if (step.action === "rewritten") {
+    return [
+      `service: rewrote ${at}, which had drifted from what this binary writes:`,
+      ...step.diff.map((line) => `  ${line}`),
+      "  reloaded and restarted it",
+    ];
+  }
+  return step.restarted
+    ? [`service: ${at} is up to date; restarted it so the daemon reads the new config`]
+    : [`service: ${at} is up to date and enabled`];
+}
