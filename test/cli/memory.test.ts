@@ -6,6 +6,7 @@ import { openDatabase } from "../../src/memory/db.ts";
 import { createMemoryStore } from "../../src/memory/memories.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { runCommand } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 
 const KEY = "sk-test-memory-0123456789abcdef";
@@ -21,17 +22,7 @@ process.exit(code);
 `;
 
 async function fermixMemory(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, "-e", DRIVER, ...args], {
-    env: { PATH: "/usr/bin:/bin", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [code, stdout, stderr] = await Promise.all([
-    proc.exited,
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-  ]);
-  return { code, stdout, stderr };
+  return runCommand([process.execPath, "-e", DRIVER, ...args], { env: { PATH: "/usr/bin:/bin", ...env } });
 }
 
 async function setup() {

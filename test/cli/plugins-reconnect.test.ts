@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createTokenStore } from "../../src/plugins/oauth/token-store.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { runCommand } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 
 const defer = cleanupAfterEach();
@@ -30,13 +31,9 @@ describe("fermix plugins list and doctor with a sign-in that is gone", () => {
     await tokens.markInvalidated("gmail");
     const seen: Record<string, string> = {};
     for (const verb of ["list", "doctor"]) {
-      const proc = Bun.spawn([process.execPath, MAIN, "plugins", verb], {
+      const { stdout: out, stderr: err } = await runCommand([process.execPath, MAIN, "plugins", verb], {
         env: { FERMIX_HOME: h.home, HOME: h.userHome, PATH: "/usr/bin:/bin" },
-        stdout: "pipe",
-        stderr: "pipe",
       });
-      const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-      await proc.exited;
       expect(out + err).not.toContain("ya29.token-not-shown");
       expect(out + err).not.toContain("secret-google-not-shown");
       seen[verb] = out + err;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { fermixBinary } from "../fixture/binary.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { runCommand } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 import { toolOutputs } from "../fixture/tool-outputs.ts";
 
@@ -17,19 +18,11 @@ async function aloneBinary(h: { userHome: string }) {
   const bin = join(dir, "fermix");
   copyFileSync(await fermixBinary(), bin);
   return async (args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) => {
-    const proc = Bun.spawn([bin, ...args], {
+    return runCommand([bin, ...args], {
       cwd: dir,
       env: { PATH: "/usr/bin:/bin", HOME: h.userHome, ...opts.env },
-      stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
-      stdout: "pipe",
-      stderr: "pipe",
+      stdin: opts.stdin,
     });
-    const [code, stdout, stderr] = await Promise.all([
-      proc.exited,
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-    ]);
-    return { code, stdout, stderr };
   };
 }
 

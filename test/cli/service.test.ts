@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fermixBinary } from "../fixture/binary.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
-import { runFermix } from "../fixture/cli.ts";
+import { runCommand, runFermix } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 import { fakeManager } from "../service/service-fixture.ts";
 
@@ -118,12 +118,9 @@ describe("fermix service (compiled binary, fake systemctl)", () => {
 
   test("from source (`bun src/main.ts`) install is refused: a unit must point at a built binary", async () => {
     const { fake, unit, env } = setup();
-    const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "service", "install"], {
+    const { code, stderr } = await runCommand([process.execPath, join(ROOT, "src/main.ts"), "service", "install"], {
       env,
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     expect(code).toBe(1);
     expect(stderr).toBe(
       "fermix: a service must run a built fermix binary, not `bun src/main.ts`: build one (`bun run build`, then dist/fermix service install) or install a release\n",

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { waitForDaemon } from "../../src/service/daemon-control.ts";
 import { fermixBinary } from "../fixture/binary.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
-import { runFermix } from "../fixture/cli.ts";
+import { runCommand, runFermix } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 import { fakeManager, killDaemonOf } from "../service/service-fixture.ts";
 
@@ -93,16 +93,9 @@ describe("fermix start | stop | restart (compiled binary, real daemon)", () => {
 
   test("from source, start runs `bun src/main.ts run` in the background", async () => {
     const { h, env } = setup();
-    const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "start"], {
+    const { code, stdout, stderr } = await runCommand([process.execPath, join(ROOT, "src/main.ts"), "start"], {
       env: { ...env, PATH: "/usr/bin:/bin" },
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [code, stdout, stderr] = await Promise.all([
-      proc.exited,
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-    ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toMatch(/^fermix: started \(pid \d+, version 0\.1\.0-dev\)\n$/);

@@ -16,6 +16,7 @@ import { installScriptDefaultUrl, KEY_MARKER } from "../../src/release/install-s
 import { RELEASES_MANIFEST_URL } from "../../src/release/location.ts";
 import { signRelease } from "../../src/release/statement.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { runCommand } from "../fixture/cli.ts";
 import { type BuiltRelease, buildRelease, type ReleaseServer, servedText, serveRelease } from "../fixture/release.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
@@ -63,22 +64,14 @@ async function install(
 ): Promise<Install> {
   const where = opts.prefix ?? tempPrefix();
   const script = opts.script ?? join(release.root, "install.sh");
-  const proc = Bun.spawn([opts.shell ?? SH, script, "--prefix", where.prefix, ...args], {
+  const result = await runCommand([opts.shell ?? SH, script, "--prefix", where.prefix, ...args], {
     env: {
       PATH: opts.path ?? process.env.PATH!,
       HOME: where.home,
       FERMIX_RELEASES_URL: opts.releasesUrl ?? server.manifestUrl,
     },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [code, stdout, stderr] = await Promise.all([
-    proc.exited,
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-  ]);
-  return { code, stdout, stderr, bin: where.bin, home: where.home };
+  return { ...result, bin: where.bin, home: where.home };
 }
 
 async function server(): Promise<ReleaseServer> {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { sha256Of } from "../../src/upgrade/journal.ts";
 import { fakeBinary, publish, startReleaseServer } from "../fake/release-server.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { runCommand } from "../fixture/cli.ts";
 import { buildRelease, serveRelease } from "../fixture/release.ts";
 import { REFUSALS } from "./_refusals.ts";
 
@@ -27,13 +28,7 @@ function machine() {
     ...extra,
   });
   const run = async (argv: string[], extra: Record<string, string> = {}): Promise<Run> => {
-    const proc = Bun.spawn(argv, { env: env(extra), cwd: base, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    const [code, stdout, stderr] = await Promise.all([
-      proc.exited,
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-    ]);
-    return { code, stdout, stderr };
+    return runCommand(argv, { env: env(extra), cwd: base });
   };
   const fermix = (args: string[], extra: Record<string, string> = {}) => run([bin, ...args], extra);
   // Whatever a test started, nothing outlives it: stop the daemon of this home, then remove everything.
