@@ -1,60 +1,36 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { signRelease } from "../../src/release/statement.ts";
 import { artifactName } from "../../src/release/targets.ts";
+import { FIXTURE_BASE_URL, type ReleaseServer, serveRelease } from "../fixture/release.ts";
 
 export const DEV_PRIVATE_KEY = readFileSync(join(import.meta.dir, "../../catalog/keys/dev-signing-key.pem"), "utf8");
 
-/** How one path answers; `truncateTo` sends the full Content-Length but closes after that many bytes. */
-export type Served = { status?: number; body: Uint8Array | string; type?: string; truncateTo?: number };
+/** A release host on 127.0.0.1 serving a temp root that tests fill with `publish` and change with `write`. */
+export type FakeReleaseHost = ReleaseServer & {
+  root: string;
+  /** Puts `body` at `path` (`/v0.2.0/fermix_linux_x86_64`) under the root. */
+  write(path: string, body: Uint8Array | string): void;
+  /** The bytes at `path` under the root. */
+  read(path: string): Uint8Array;
+};
 
-/**
- * A release host on 127.0.0.1 speaking plain HTTP/1.1 over a raw socket, so a test can cut a body short of its
- * Content-Length (what a dropped connection looks like on the wire) — a framework server would not let it.
- */
-export function startReleaseServer() {
-  const files = new Map<string, Served>();
-  const hits: string[] = [];
-  const server = Bun.listen<{ buffer: string }>({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open(socket) {
-        socket.data = { buffer: "" };
-      },
-      data(socket, chunk) {
-        socket.data.buffer += chunk.toString("latin1");
-        const end = socket.data.buffer.indexOf("\r\n\r\n");
-        if (end < 0) return;
-        const [method, target] = socket.data.buffer.slice(0, end).split("\r\n")[0]!.split(" ");
-        const path = new URL(target ?? "/", "http://x").pathname;
-        hits.push(path);
-        const served = method === "GET" ? files.get(path) : undefined;
-        const status = served ? (served.status ?? 200) : 404;
-        const body =
-          typeof served?.body === "string"
-            ? new TextEncoder().encode(served.body)
-            : (served?.body ?? new TextEncoder().encode("not found\n"));
-        const head = `HTTP/1.1 ${status} ${status === 200 ? "OK" : "Error"}\r\nContent-Type: ${served?.type ?? "application/octet-stream"}\r\nContent-Length: ${body.byteLength}\r\nConnection: close\r\n\r\n`;
-        socket.write(head);
-        socket.write(served?.truncateTo !== undefined ? body.subarray(0, served.truncateTo) : body);
-        socket.flush();
-        socket.end();
-      },
-    },
-  });
-  const origin = `http://127.0.0.1:${server.port}`;
+export async function startReleaseServer(): Promise<FakeReleaseHost> {
+  const root = mkdtempSync(join(tmpdir(), "fx-release-host-"));
+  const server = await serveRelease(root);
   return {
-    origin,
-    manifestUrl: `${origin}/releases.json`,
-    files,
-    hits,
-    serve(path: string, served: Served) {
-      files.set(path, served);
+    ...server,
+    root,
+    write(path, body) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), body);
     },
-    close() {
-      server.stop(true);
+    read: (path) => readFileSync(join(root, path)),
+    async close() {
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
     },
   };
 }
@@ -71,13 +47,16 @@ export type FakeRelease = {
 
 export const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-/** Publishes releases on the fake host: binaries, bundles and a releases.json listing them. */
-export function publish(server: ReturnType<typeof startReleaseServer>, releases: FakeRelease[], latest?: string) {
+/**
+ * Publishes releases on the fake host: binaries, bundles and a releases.json listing them (URLs on the fixture
+ * base, which the host rewrites to its own origin). Returns the manifest as written, for tests to bend.
+ */
+export function publish(host: FakeReleaseHost, releases: FakeRelease[], latest?: string) {
   const entries = releases.map((r) => {
     const name = artifactName({ id: r.target });
-    const dir = `/v${r.version}`;
+    const path = `/v${r.version}/${name}`;
     const sha256 = sha256Hex(r.binary);
-    server.serve(`${dir}/${name}`, { body: r.binary });
+    host.write(path, r.binary);
     if (r.key !== null) {
       const claim = {
         name: artifactName({ id: r.signedAs?.target ?? r.target }),
@@ -85,29 +64,14 @@ export function publish(server: ReturnType<typeof startReleaseServer>, releases:
         target: r.signedAs?.target ?? r.target,
         sha256: r.signedAs?.sha256 ?? sha256,
       };
-      server.serve(`${dir}/${name}.sigstore.json`, {
-        body: JSON.stringify(signRelease(claim, r.key ?? DEV_PRIVATE_KEY)),
-      });
+      host.write(`${path}.sigstore.json`, JSON.stringify(signRelease(claim, r.key ?? DEV_PRIVATE_KEY)));
     }
-    return {
-      version: r.version,
-      published_at: "2026-11-29T00:00:00Z",
-      artifacts: [
-        {
-          target: r.target,
-          url: `${server.origin}${dir}/${name}`,
-          sha256,
-          sig_url: `${server.origin}${dir}/${name}.sigstore.json`,
-        },
-      ],
-    };
+    const artifact = { target: r.target, url: `${FIXTURE_BASE_URL}${path}`, sha256, sig_url: "" };
+    artifact.sig_url = `${artifact.url}.sigstore.json`;
+    return { version: r.version, published_at: "2026-11-29T00:00:00Z", artifacts: [artifact] };
   });
-  const manifest = {
-    schema_version: 1,
-    latest: latest ?? releases.at(-1)!.version,
-    releases: entries,
-  };
-  server.serve("/releases.json", { body: JSON.stringify(manifest), type: "application/json" });
+  const manifest = { schema_version: 1, latest: latest ?? releases.at(-1)!.version, releases: entries };
+  host.write("/releases.json", JSON.stringify(manifest));
   return manifest;
 }
 

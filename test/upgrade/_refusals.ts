@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from "node:crypto";
 import { artifactName } from "../../src/release/targets.ts";
-import { fakeBinary, publish, type startReleaseServer } from "../fake/release-server.ts";
+import { type FakeReleaseHost, fakeBinary, publish } from "../fake/release-server.ts";
 
-type ReleaseServer = ReturnType<typeof startReleaseServer>;
+type ReleaseServer = FakeReleaseHost;
 
 const other = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({
   type: "pkcs8",
@@ -27,7 +27,7 @@ export const REFUSALS: Array<[string, (server: ReleaseServer, target: string) =>
     "a sha256 mismatch",
     (server, target) => {
       publish(server, [{ version: "0.2.0", target, binary: fakeBinary("0.2.0") }]);
-      server.serve(`/v0.2.0/${artifactName({ id: target })}`, { body: fakeBinary("0.2.0", "tampered") });
+      server.write(`/v0.2.0/${artifactName({ id: target })}`, fakeBinary("0.2.0", "tampered"));
     },
     /sha256 is [0-9a-f]{64}, but releases\.json says [0-9a-f]{64}/,
   ],
@@ -55,7 +55,7 @@ export const REFUSALS: Array<[string, (server: ReleaseServer, target: string) =>
     (server, target) => {
       publish(server, [{ version: "0.2.0", target, binary: fakeBinary("0.2.0") }]);
       const path = `/v0.2.0/${artifactName({ id: target })}`;
-      server.serve(path, { ...server.files.get(path)!, truncateTo: 10 });
+      server.override(path, { body: server.read(path), truncateTo: 10 });
     },
     /truncated|cut after/,
   ],
@@ -63,7 +63,7 @@ export const REFUSALS: Array<[string, (server: ReleaseServer, target: string) =>
     "a 404 for the binary",
     (server, target) => {
       publish(server, [{ version: "0.2.0", target, binary: fakeBinary("0.2.0") }]);
-      server.files.delete(`/v0.2.0/${artifactName({ id: target })}`);
+      server.override(`/v0.2.0/${artifactName({ id: target })}`, { status: 404 });
     },
     /the release binary at http:\/\/127\.0\.0\.1:\d+\/v0\.2\.0\/fermix_linux_x86_64 answered HTTP 404/,
   ],
@@ -77,7 +77,7 @@ export const REFUSALS: Array<[string, (server: ReleaseServer, target: string) =>
     (server, target) => {
       const m = publish(server, [{ version: "0.2.0", target, binary: fakeBinary("0.2.0") }]);
       m.releases[0]!.artifacts[0]!.url = "http://127.0.0.2:9/fermix_linux_x86_64";
-      server.serve("/releases.json", { body: JSON.stringify(m) });
+      server.write("/releases.json", JSON.stringify(m));
     },
     /outside the release origin/,
   ],

@@ -22,7 +22,7 @@ const CHILD = join(import.meta.dir, "_upgrade-child.ts");
 const OLD = fakeBinary("0.1.0");
 const NEW = fakeBinary("0.2.0");
 
-function setup() {
+async function setup() {
   const base = mkdtempSync(join(tmpdir(), "fx-crash-"));
   defer(() => rmSync(base, { recursive: true, force: true }));
   mkdirSync(join(base, "bin"));
@@ -31,7 +31,7 @@ function setup() {
   chmodSync(binary, 0o755);
   const paths = fermixPaths(join(base, "home"));
   mkdirSync(paths.home, { recursive: true });
-  const server = startReleaseServer();
+  const server = await startReleaseServer();
   defer(() => server.close());
   publish(server, [{ version: "0.2.0", target: "linux-x86_64", binary: NEW }]);
   const history = () =>
@@ -43,7 +43,7 @@ function setup() {
 }
 
 /** Runs the child until it reports `stage`, then SIGKILLs it: the stage line is the cue, no sleeps. */
-async function killAt(s: ReturnType<typeof setup>, stage: UpgradeStage): Promise<void> {
+async function killAt(s: Awaited<ReturnType<typeof setup>>, stage: UpgradeStage): Promise<void> {
   const child = Bun.spawn([process.execPath, CHILD, s.paths.home, s.binary, s.server.manifestUrl, stage], {
     stdout: "pipe",
     stderr: "pipe",
@@ -66,7 +66,7 @@ const STAGES: UpgradeStage[] = ["locked", "downloaded", "verified", "previous_sa
 describe("an upgrade killed between steps", () => {
   for (const stage of STAGES) {
     test(`killed at ${stage}: the next start leaves the old binary in place, byte-identical, and cleans up`, async () => {
-      const s = setup();
+      const s = await setup();
       await killAt(s, stage);
       const recovery = recoverInterruptedUpgrade(s.paths.upgrade, { runningVersion: "0.1.0", asDaemon: false });
       expect(readFileSync(s.binary)).toEqual(Buffer.from(OLD));
@@ -87,7 +87,7 @@ describe("an upgrade killed between steps", () => {
   }
 
   test("killed after the swap: a daemon of the new version starting confirms the upgrade instead", async () => {
-    const s = setup();
+    const s = await setup();
     await killAt(s, "swapped");
     const recovery = recoverInterruptedUpgrade(s.paths.upgrade, { runningVersion: "0.2.0", asDaemon: true });
     expect(recovery.action).toBe("confirmed");
@@ -98,7 +98,7 @@ describe("an upgrade killed between steps", () => {
 
 describe("a daemon starting while an upgrade is in flight", () => {
   test("leaves the journal to the upgrade that holds the lock", async () => {
-    const s = setup();
+    const s = await setup();
     await killAt(s, "swapped");
     // The upgrade is "still running": a live process holds its lock.
     writeFileSync(s.paths.upgrade.lock, `${process.pid} 0123456789abcdef`);

@@ -94,7 +94,7 @@ describe("install, then upgrade, on loopback", () => {
     const before = sha256Of(m.bin);
     expect((await m.fermix(["start"])).code).toBe(0);
     // A validly signed 0.3.0 for this target whose daemon exits at once instead of serving.
-    const server = startReleaseServer();
+    const server = await startReleaseServer();
     defer(() => server.close());
     publish(server, [{ version: "0.3.0", target: release.target, binary: fakeBinary("0.3.0") }]);
 
@@ -132,7 +132,7 @@ describe("the compiled binary refuses what it cannot trust", () => {
       mkdirSync(join(m.base, "prefix", "bin"), { recursive: true });
       copyFileSync(release.binary("0.1.0"), m.bin);
       const before = sha256Of(m.bin);
-      const server = startReleaseServer();
+      const server = await startReleaseServer();
       defer(() => server.close());
       arrange(server, release.target);
       const result = await m.fermix(["upgrade"], { FERMIX_RELEASES_URL: server.manifestUrl });

@@ -48,7 +48,7 @@ function fakeDaemon(initial: string | undefined): DaemonControl & { running?: st
   return state;
 }
 
-function setup(opts: { installed?: string; daemon?: string } = {}) {
+async function setup(opts: { installed?: string; daemon?: string } = {}) {
   const base = mkdtempSync(join(tmpdir(), "fx-up-"));
   defer(() => rmSync(base, { recursive: true, force: true }));
   const bin = join(base, "bin");
@@ -58,7 +58,7 @@ function setup(opts: { installed?: string; daemon?: string } = {}) {
   chmodSync(binary, 0o755);
   const paths = fermixPaths(join(base, "home"));
   mkdirSync(paths.home, { recursive: true });
-  const server = startReleaseServer();
+  const server = await startReleaseServer();
   defer(() => server.close());
   const daemon = fakeDaemon(opts.daemon === undefined ? (opts.installed ?? "0.1.0") : opts.daemon || undefined);
   const deps: UpgradeDeps = {
@@ -87,7 +87,7 @@ function setup(opts: { installed?: string; daemon?: string } = {}) {
 
 describe("fermix upgrade (the steps, with a stand-in daemon)", () => {
   test("moves to the newer signed release, restarts the daemon on it, and records it", async () => {
-    const s = setup();
+    const s = await setup();
     publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0") }]);
     const outcome = await upgrade({}, s.deps);
     expect(outcome).toMatchObject({ kind: "upgraded", from: "0.1.0", to: "0.2.0", daemon: "restarted" });
@@ -102,7 +102,7 @@ describe("fermix upgrade (the steps, with a stand-in daemon)", () => {
   });
 
   test("--check only reports, and changes nothing", async () => {
-    const s = setup();
+    const s = await setup();
     publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0") }]);
     expect(await upgrade({ check: true }, s.deps)).toEqual({ kind: "available", from: "0.1.0", to: "0.2.0" });
     expect(readFileSync(s.binary)).toEqual(s.before);
@@ -110,14 +110,14 @@ describe("fermix upgrade (the steps, with a stand-in daemon)", () => {
   });
 
   test("the same version is up to date", async () => {
-    const s = setup();
+    const s = await setup();
     publish(s.server, [{ version: "0.1.0", target: TARGET, binary: fakeBinary("0.1.0") }]);
     expect(await upgrade({}, s.deps)).toEqual({ kind: "up_to_date", version: "0.1.0" });
   });
 
   for (const [name, arrange, message] of REFUSALS) {
     test(`refuses ${name}, leaving the installed binary byte-identical`, async () => {
-      const s = setup();
+      const s = await setup();
       arrange(s.server, TARGET);
       const error = await upgrade({}, s.deps).then(
         () => undefined,
@@ -135,14 +135,14 @@ describe("fermix upgrade (the steps, with a stand-in daemon)", () => {
   }
 
   test("--allow-downgrade installs an older signed release", async () => {
-    const s = setup({ installed: "0.2.0" });
+    const s = await setup({ installed: "0.2.0" });
     publish(s.server, [{ version: "0.1.0", target: TARGET, binary: fakeBinary("0.1.0") }]);
     const outcome = await upgrade({ version: "0.1.0", allowDowngrade: true }, s.deps);
     expect(outcome).toMatchObject({ kind: "upgraded", from: "0.2.0", to: "0.1.0" });
   });
 
   test("a new version whose daemon fails its health check is rolled back, and the old one runs again", async () => {
-    const s = setup();
+    const s = await setup();
     publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0", "unhealthy") }]);
     const error = await upgrade({}, s.deps).then(
       () => undefined,
@@ -157,14 +157,14 @@ describe("fermix upgrade (the steps, with a stand-in daemon)", () => {
   });
 
   test("with no daemon running, the binary is replaced and nothing is started", async () => {
-    const s = setup({ daemon: "" });
+    const s = await setup({ daemon: "" });
     publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0") }]);
     expect(await upgrade({}, s.deps)).toMatchObject({ kind: "upgraded", daemon: "not_running" });
     expect(s.daemon.restarts).toEqual([]);
   });
 
   test("a second upgrade while one holds the lock is refused", async () => {
-    const s = setup();
+    const s = await setup();
     publish(s.server, [{ version: "0.2.0", target: TARGET, binary: fakeBinary("0.2.0") }]);
     // A live process (this one's parent shell would do; use our own pid) holds the lock.
     writeFileSync(s.paths.upgrade.lock, `${process.ppid} 0123456789abcdef`);
