@@ -1,3 +1,4 @@
+import { isatty } from "node:tty";
 import { processEnv } from "../config/env.ts";
 import { VERSION } from "../version.ts";
 import { parseStrict } from "./args.ts";
@@ -11,7 +12,11 @@ const command = defineCliCommand({
     parseStrict(rawArgs, command.options, "run"); // takes no options: anything else is a usage error
     try {
       const [{ createApp }, { startDaemon }] = await Promise.all([import("../app.ts"), import("../daemon/server.ts")]);
-      const app = await createApp({ env: processEnv(), logToStderr: true, backgroundReview: true });
+      const env = processEnv();
+      // Lines go to stderr only where someone reads them: a terminal, or systemd's journal (which rotates).
+      // A detached start or launchd sends stderr to a file that nothing rotates; fermix.log already has them.
+      const logToStderr = isatty(2) || Boolean(env.JOURNAL_STREAM);
+      const app = await createApp({ env, logToStderr, backgroundReview: true });
       app.prepareHome();
       // An upgrade cut short by a crash is finished (this is the new version, and it started) or undone here.
       const { recoverInterruptedUpgrade } = await import("../upgrade/journal.ts");
@@ -22,6 +27,8 @@ const command = defineCliCommand({
         .then(({ loadCatalog }) => loadCatalog())
         .catch((err) => app.log.withTag("plugins").error(`${(err as Error).message}; plugins are unavailable`));
       const daemon = await startDaemon(app);
+      // The one line a supervisor or a script waits for, whether or not log lines go to stderr.
+      if (!logToStderr) await Bun.write(Bun.stderr, `fermix: listening on ${app.paths.socket} (pid ${process.pid})\n`);
       const onSignal = () => void daemon.stop();
       process.on("SIGTERM", onSignal);
       process.on("SIGINT", onSignal);

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { redact } from "./redact.ts";
 
@@ -13,6 +13,10 @@ export type Log = {
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
+/** The earlier implementation's compiled defaults: rotate past 10 MB, keep 5 old files. */
+export const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
+export const LOG_KEEP = 5;
+
 /**
  * The program's logger: one line per event, `<iso time> <LEVEL> [tag] message`, to the log file and,
  * for the daemon, stderr. Every sink receives text that already passed the redactor. (Hand-rolled
@@ -24,10 +28,16 @@ export function createLog(opts: {
   level?: LogLevel;
   secrets?: () => readonly string[];
   now?: () => Date;
+  /** Rotation: `fermix.log` → `fermix.log.1` … `.<keep>` once it would pass `maxBytes`. */
+  rotate?: { maxBytes: number; keep: number };
 }): Log {
   const min = RANK[opts.level ?? "info"];
+  const rotation = opts.rotate ?? { maxBytes: LOG_ROTATE_BYTES, keep: LOG_KEEP };
   // The log directory is made on the first line written, so a command that logs nothing writes nothing.
   let dirReady = false;
+  // What this process believes the file holds; another process (the daemon beside a CLI ask) may add to it,
+  // so the real size is read again before rotating.
+  let size: number | undefined;
   const write = (level: LogLevel, tag: string | undefined, args: unknown[]) => {
     if (RANK[level] < min) return;
     const text = args.map((a) => (typeof a === "string" ? a : render(a))).join(" ");
@@ -38,7 +48,17 @@ export function createLog(opts: {
         mkdirSync(dirname(opts.file), { recursive: true, mode: 0o700 });
         dirReady = true;
       }
+      const bytes = Buffer.byteLength(line);
+      size ??= fileSize(opts.file);
+      if (size + bytes > rotation.maxBytes) {
+        size = fileSize(opts.file);
+        if (size + bytes > rotation.maxBytes && size > 0) {
+          rotateFiles(opts.file, rotation.keep);
+          size = 0;
+        }
+      }
       appendFileSync(opts.file, line, { mode: 0o600 });
+      size += bytes;
     }
     if (opts.stderr) void Bun.write(Bun.stderr, line);
   };
@@ -59,4 +79,25 @@ function render(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** `keep` ≥ 1: `log.<keep>` is dropped, each `log.<n>` becomes `log.<n+1>`, and `log` becomes `log.1` (renames are atomic). */
+function rotateFiles(file: string, keep: number): void {
+  rmSync(`${file}.${keep}`, { force: true });
+  for (let n = keep - 1; n >= 1; n--) {
+    try {
+      renameSync(`${file}.${n}`, `${file}.${n + 1}`);
+    } catch {}
+  }
+  try {
+    renameSync(file, `${file}.1`);
+  } catch {}
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitForDaemon } from "../../src/service/daemon-control.ts";
 import { fermixBinary } from "../fixture/binary.ts";
@@ -46,6 +46,12 @@ describe("fermix start | stop | restart (compiled binary, real daemon)", () => {
     expect(await fermix("stop")).toEqual({ code: 0, stdout: `fermix: stopped (pid ${newPid})\n`, stderr: "" });
     expect(existsSync(join(h.home, "daemon.sock"))).toBe(false);
     expect(await fermix("stop")).toEqual({ code: 3, stdout: "", stderr: "fermix: not running\n" });
+    // A detached daemon's stderr file gets its readiness lines only; the log lines go to fermix.log, which rotates.
+    const output = readFileSync(join(h.home, "logs", "daemon-output.log"), "utf8")
+      .trim()
+      .split("\n");
+    expect(output.every((l) => /^fermix: listening on .* \(pid \d+\)$/.test(l))).toBe(true);
+    expect(readFileSync(join(h.home, "logs", "fermix.log"), "utf8")).toContain("[daemon] listening on");
   });
 
   test("restart with nothing running starts it", async () => {
