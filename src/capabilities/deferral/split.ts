@@ -32,11 +32,19 @@ export function splitSurface(surface: readonly AnyTool[], opts: SplitOptions): S
   // tools (a guest's) they would cost more than they save.
   if (!deferred.length) return whole;
   const weigh = opts.weigh;
-  if (weigh && sum(deferred, weigh) <= sum(BRIDGES, weigh)) return whole;
+  if (weigh && !outweighs(deferred, BRIDGES, weigh)) return whole;
   const moved = new Set(deferred);
   const sent = [...all.filter((t) => !moved.has(t)), ...BRIDGES.filter((b) => !all.includes(b))];
   return { sent, deferred, callable: [...sent, ...deferred] };
 }
 
-const sum = (tools: readonly AnyTool[], weigh: (tool: AnyTool) => number) =>
-  tools.reduce((total, t) => total + weigh(t), 0);
+/** Whether `tools` weigh more than `than`; stops weighing (each weight is a schema render) once they do. */
+function outweighs(tools: readonly AnyTool[], than: readonly AnyTool[], weigh: (tool: AnyTool) => number): boolean {
+  const limit = than.reduce((total, t) => total + weigh(t), 0);
+  let total = 0;
+  for (const tool of tools) {
+    total += weigh(tool);
+    if (total > limit) return true;
+  }
+  return false;
+}
