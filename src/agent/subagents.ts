@@ -1,6 +1,7 @@
 import { splitSurface } from "../capabilities/deferral/split.ts";
 import type { Registry } from "../capabilities/registry.ts";
 import type { AnyTool, ToolContext } from "../capabilities/tool.ts";
+import { newSessionId } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
 import { failureToError } from "./failure-error.ts";
@@ -70,12 +71,15 @@ async function runOne(task: SubagentTask, parent: ToolContext, deps: SubagentDep
     isDeferrable: (t) => deferred.has(t),
   });
   const surface = split.callable;
+  // A subagent's traces carry its own session id, linked to the parent's by its start event.
+  const trace = parent.trace && { traces: parent.trace.traces, sessionId: newSessionId("subagent") };
   // Nobody is watching a subagent: it may not prompt the owner.
   const context: ToolContext = {
     ...parent,
     caller: { ...parent.caller, attended: false },
     surface: () => surface,
     deferred: split.deferred,
+    trace,
   };
   const system = [
     `You are a focused sub-agent working for ${deps.agentName}. Do exactly the task below with the tools you have,`,
@@ -84,6 +88,29 @@ async function runOne(task: SubagentTask, parent: ToolContext, deps: SubagentDep
     `\nToday's date is ${new Date(deps.now()).toISOString().slice(0, 10)} (UTC).`,
   ].join(" ");
   const text = task.context ? `${task.task}\n\nContext:\n${task.context}` : task.task;
+  trace?.traces.write("agent_event", {
+    session_id: trace.sessionId,
+    parent_session_id: parent.trace!.sessionId,
+    event: "subagent_start",
+    tools: surface.length,
+  });
+  const outcome = await runLoop(context, split, system, text, deps);
+  trace?.traces.write("agent_event", {
+    session_id: trace.sessionId,
+    parent_session_id: parent.trace!.sessionId,
+    event: "subagent_end",
+    status: outcome.ok ? "ok" : "error",
+  });
+  return outcome;
+}
+
+async function runLoop(
+  context: ToolContext,
+  split: ReturnType<typeof splitSurface>,
+  system: string,
+  text: string,
+  deps: SubagentDeps,
+): Promise<SubagentResult> {
   try {
     const result = await runToolLoop({
       routes: deps.routes(),
@@ -93,7 +120,7 @@ async function runOne(task: SubagentTask, parent: ToolContext, deps: SubagentDep
       registry: deps.registry,
       toolContext: context,
       router: deps.router,
-      signal: parent.signal,
+      signal: context.signal,
       iterationLimit: DEFAULT_ITERATION_LIMIT,
     });
     if (!result.ok)

@@ -48,6 +48,28 @@ export type LoopResult =
  * the first call — after that the loop stays on the route that started it.
  */
 export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
+  // Traces follow the context: a subagent's context carries its own session id.
+  const trace = input.toolContext.trace;
+  const router: RouterDeps = trace
+    ? {
+        ...input.router,
+        onAttempt: (a) => {
+          input.router.onAttempt?.(a);
+          trace.traces.write("llm_call", {
+            session_id: trace.sessionId,
+            provider: a.provider,
+            model: a.model,
+            attempt: a.attempt,
+            duration_ms: a.durationMs,
+            status: a.failure ? "error" : "ok",
+            ...(a.failure ? { error_class: a.failure.class, http_status: a.failure.status } : {}),
+            ...(a.stopReason ? { stop_reason: a.stopReason } : {}),
+            ...(a.usage ? { input_tokens: a.usage.inputTokens, output_tokens: a.usage.outputTokens } : {}),
+            tool_calls: a.toolCalls,
+          });
+        },
+      }
+    : input.router;
   const limit = input.iterationLimit ?? DEFAULT_ITERATION_LIMIT;
   const detector = createLoopDetector();
   const messages = [...input.messages];
@@ -68,7 +90,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
       signal: input.signal,
       firstCall: iteration === 1,
     };
-    for await (const event of routeModelCall(routes, call, input.router)) {
+    for await (const event of routeModelCall(routes, call, router)) {
       if (event.type === "route") {
         provider = event.provider;
         model = event.model;
@@ -131,6 +153,14 @@ async function runCalls(calls: ToolCallPart[], input: LoopInput): Promise<ToolOu
   const record = (i: number) => async () => {
     const outcome = await input.registry.dispatch(calls[i]!, input.toolContext);
     input.onToolExecution?.({ name: outcome.name, durationMs: outcome.durationMs, ok: !outcome.isError });
+    const trace = input.toolContext.trace;
+    trace?.traces.write("tool_exec", {
+      session_id: trace.sessionId,
+      tool: outcome.name,
+      status: outcome.isError ? "error" : "ok",
+      duration_ms: outcome.durationMs,
+      output_chars: outcome.content.length,
+    });
     outcomes[i] = outcome;
   };
   const surface = new Map(input.toolContext.surface().map((t) => [t.name, t]));

@@ -9,6 +9,7 @@ import type { MemoryStore } from "../memory/memories.ts";
 import type { ConversationKey, MessageStore } from "../memory/messages.ts";
 import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
+import { newSessionId, type Traces } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
 import type { UserMessage } from "../providers/types.ts";
@@ -76,6 +77,8 @@ export type TurnDeps = {
   router: RouterDeps;
   registry: Registry;
   toolEnvironment: () => ToolEnvironment;
+  /** llm_call, tool_exec, agent_event and error traces; absent, nothing is traced. */
+  traces?: Traces;
   now: () => number;
   agentName: string;
   timezone: string;
@@ -113,6 +116,16 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     summary,
   });
   const signal = input.signal ?? new AbortController().signal;
+  const trace = deps.traces ? { traces: deps.traces, sessionId: newSessionId("main") } : undefined;
+  const started = deps.now();
+  trace?.traces.write("agent_event", {
+    session_id: trace.sessionId,
+    event: "turn_start",
+    channel: input.key.channel,
+    trust: caller.trust,
+    tools_sent: split.sent.length,
+    tools_deferred: split.deferred.length,
+  });
   const toolContext: ToolContext = {
     ...deps.toolEnvironment(),
     caller,
@@ -123,34 +136,64 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     surface: () => surface,
     deferred: split.deferred,
     unknownToolHint: deps.unknownToolHint,
+    trace,
   };
 
-  const result = await runToolLoop({
-    routes,
-    system,
-    messages: [...history, user],
-    tools: split.sent.map((t) => deps.registry.spec(t)),
-    registry: deps.registry,
-    toolContext,
-    router: deps.router,
-    signal,
-    digestAboveTokens: Math.floor(
-      (deps.compactionThreshold ?? DEFAULT_THRESHOLD) * routes[0]!.descriptor.contextWindow,
-    ),
-    onText: input.onText,
-    onToolExecution: (e) => deps.onToolExecution?.({ ...e, conversation: input.key }),
-  });
-  if (signal.aborted) throw abortError(signal);
-  if (!result.ok) throw failureToError(result.failure, deps.now(), { afterOutput: result.afterOutput });
-  if (!result.text.trim()) throw EmptyCompletion(EMPTY_REPLY, { provider: result.provider, model: result.model });
+  const finish = (status: "ok" | "error", extra: Record<string, unknown> = {}) =>
+    trace?.traces.write("agent_event", {
+      session_id: trace.sessionId,
+      event: "turn_end",
+      status,
+      duration_ms: deps.now() - started,
+      ...extra,
+    });
+  const loopAndCommit = async () => {
+    const result = await runToolLoop({
+      routes,
+      system,
+      messages: [...history, user],
+      tools: split.sent.map((t) => deps.registry.spec(t)),
+      registry: deps.registry,
+      toolContext,
+      router: deps.router,
+      signal,
+      digestAboveTokens: Math.floor(
+        (deps.compactionThreshold ?? DEFAULT_THRESHOLD) * routes[0]!.descriptor.contextWindow,
+      ),
+      onText: input.onText,
+      onToolExecution: (e) => deps.onToolExecution?.({ ...e, conversation: input.key }),
+    });
+    if (signal.aborted) throw abortError(signal);
+    if (!result.ok) throw failureToError(result.failure, deps.now(), { afterOutput: result.afterOutput });
+    if (!result.text.trim()) throw EmptyCompletion(EMPTY_REPLY, { provider: result.provider, model: result.model });
 
-  const turnId = newId("turn", 6);
-  deps.store.commitTurn(input.key, [user, ...result.added], { turnId, provider: result.provider, model: result.model });
+    const turnId = newId("turn", 6);
+    deps.store.commitTurn(input.key, [user, ...result.added], {
+      turnId,
+      provider: result.provider,
+      model: result.model,
+    });
+    return { ...result, turnId };
+  };
+  let done: Awaited<ReturnType<typeof loopAndCommit>>;
+  try {
+    done = await loopAndCommit();
+  } catch (err) {
+    const error = err instanceof FermixError ? err : undefined;
+    trace?.traces.write("error", {
+      session_id: trace.sessionId,
+      code: error?.code ?? "internal",
+      message: err instanceof Error ? err.message : String(err),
+    });
+    finish("error", { code: error?.code ?? "internal" });
+    throw err;
+  }
+  finish("ok", { provider: done.provider, model: done.model, messages_added: done.added.length });
   return {
-    response: result.text,
-    provider: result.provider,
-    model: result.model,
-    turnId,
+    response: done.text,
+    provider: done.provider,
+    model: done.model,
+    turnId: done.turnId,
     systemTokens: estimateTokens(system),
   };
 }

@@ -4,6 +4,7 @@ import type { MemoryStore } from "../memory/memories.ts";
 import type { ConversationKey } from "../memory/messages.ts";
 import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
+import type { TraceContext } from "../observability/traces.ts";
 import type { Sandbox, SandboxCaller } from "../sandbox/types.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
 
@@ -64,6 +65,8 @@ export type ToolContext = {
   delegate?: (task: SkillDelegation) => Promise<{ ok: boolean; text: string }>;
   /** How many skill_run calls deep this context is (0 or absent at the top); skill_run refuses past 4. */
   skillDepth?: number;
+  /** Where this piece of work's traces go, under its session id (a subagent gets its own, linked to this). */
+  trace?: TraceContext;
 };
 
 /** A skill handed to a sub-agent: its body as instructions, the caller's task as input. */

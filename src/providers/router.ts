@@ -1,11 +1,25 @@
 import type { Route } from "./routes.ts";
-import type { ModelRequest, ProviderFailure, StreamEvent, Wire, WireDeps, WireId } from "./types.ts";
+import type { ModelRequest, ProviderFailure, StreamEvent, Usage, Wire, WireDeps, WireId } from "./types.ts";
 
 export type RouterDeps = WireDeps & {
   wires: Record<WireId, Wire>;
   sleep?: (ms: number) => Promise<void>;
   onFailover?: (info: { from: string; to: string; failure: ProviderFailure }) => void;
   onRetry?: (info: { provider: string; attempt: number; failure: ProviderFailure }) => void;
+  /** After every attempt on a route, whatever its outcome: what traces record as one llm_call. */
+  onAttempt?: (info: AttemptInfo) => void;
+};
+
+export type AttemptInfo = {
+  provider: string;
+  model: string;
+  /** 1 for the first try on this route, 2 and 3 for its retries. */
+  attempt: number;
+  durationMs: number;
+  failure?: ProviderFailure;
+  stopReason?: string;
+  usage?: Usage;
+  toolCalls: number;
 };
 
 /** What the router adds to a wire's stream: which route is answering, before its first event. */
@@ -42,14 +56,34 @@ export async function* routeModelCall(routes: Route[], call: RouteCall, deps: Ro
       yield { type: "route", provider: route.descriptor.id, model: route.model };
       let produced = false;
       let failure: ProviderFailure | undefined;
-      for await (const event of wire.stream({ target: route.target, request, signal: call.signal }, deps)) {
-        if (event.type === "error") {
-          failure = event.error;
-          break;
+      let done: Extract<StreamEvent, { type: "done" }> | undefined;
+      let toolCalls = 0;
+      const started = performance.now();
+      const report = () =>
+        deps.onAttempt?.({
+          provider: route.descriptor.id,
+          model: route.model,
+          attempt: attempt + 1,
+          durationMs: Math.round(performance.now() - started),
+          failure,
+          stopReason: done?.stopReason,
+          usage: done?.usage,
+          toolCalls,
+        });
+      try {
+        for await (const event of wire.stream({ target: route.target, request, signal: call.signal }, deps)) {
+          if (event.type === "error") {
+            failure = event.error;
+            break;
+          }
+          if (event.type === "text_delta" || event.type === "tool_call") produced = true;
+          if (event.type === "tool_call") toolCalls++;
+          if (event.type === "done") done = event;
+          yield event;
+          if (event.type === "done") return;
         }
-        if (event.type === "text_delta" || event.type === "tool_call") produced = true;
-        yield event;
-        if (event.type === "done") return;
+      } finally {
+        report();
       }
       if (!failure) return;
       lastFailure = failure;

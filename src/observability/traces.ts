@@ -1,0 +1,43 @@
+import { appendFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { redact } from "./redact.ts";
+
+/** The trace files of the earlier implementation: `traces/YYYY-MM-DD/<type>.jsonl`. */
+export type TraceType = "llm_call" | "tool_exec" | "agent_event" | "channel_msg" | "error" | "sandbox_event";
+
+export type Traces = { write(type: TraceType, record: Record<string, unknown>): void };
+
+/** Where a traced piece of work writes, and under which session: `main-<hex>` for a turn, hex for a subagent. */
+export type TraceContext = { traces: Traces; sessionId: string };
+
+export const NO_TRACES: Traces = { write() {} };
+
+/**
+ * One JSON object per line, `ts` first, bounded and body-free: names, outcomes, timings and sizes, never
+ * prompts, replies or tool output. Each line passes the secret redactor like the log does. Writing a trace
+ * must never fail the work it describes, so errors here are swallowed.
+ */
+export function createTraces(opts: { dir: string; now?: () => number; secrets?: () => readonly string[] }): Traces {
+  const ready = new Set<string>();
+  return {
+    write(type, record) {
+      try {
+        const at = new Date((opts.now ?? Date.now)());
+        const day = join(opts.dir, at.toISOString().slice(0, 10));
+        if (!ready.has(day)) {
+          mkdirSync(day, { recursive: true, mode: 0o700 });
+          ready.add(day);
+        }
+        const line = redact(JSON.stringify({ ts: at.toISOString(), type, ...record }), opts.secrets?.() ?? []);
+        appendFileSync(join(day, `${type}.jsonl`), `${line}\n`, { mode: 0o600 });
+      } catch {}
+    },
+  };
+}
+
+/** A session id for one piece of work: `main-3f9a…` for a turn, bare hex for a subagent (as the reference). */
+export function newSessionId(kind: "main" | "subagent"): string {
+  const raw = crypto.getRandomValues(new Uint8Array(6));
+  const hex = Array.from(raw, (b) => b.toString(16).padStart(2, "0")).join("");
+  return kind === "main" ? `main-${hex}` : hex;
+}
