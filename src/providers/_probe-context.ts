@@ -1,0 +1,158 @@
+import type { ProviderDescriptor } from "./descriptors.ts";
+
+/** What every provider probe shares: the request it makes, and the sentences it answers with. */
+export type ProbeStatus = "ok" | "warn" | "fail";
+
+export type ProbeTarget = {
+  provider: string;
+  /** As resolveRoutes gives it (Ollama with its `/v1`); the provider's default when absent. */
+  baseUrl?: string;
+  apiKey?: string;
+  /** The provider's default model when absent. */
+  model?: string;
+  /** Extra static headers; the provider's own (OpenRouter attribution) when absent. */
+  headers?: Record<string, string>;
+};
+
+export type ProbeResult = {
+  provider: string;
+  model: string;
+  /** The base URL probed, without any credentials in it. */
+  url: string;
+  status: ProbeStatus;
+  detail: string;
+  /** One line saying what to do, on warn and fail. */
+  fix?: string;
+  /** The HTTP status that decided a warn or fail, when a server answered. */
+  httpStatus?: number;
+  /** Ollama only: the context it serves the model with, what the model was trained for, fermix's window. */
+  context?: { served?: number; trained?: number; window: number };
+};
+
+export type ProbeOptions = { fetch?: typeof fetch; timeoutMs?: number };
+
+export const PROBE_TIMEOUT_MS = 5_000;
+
+export type Answer = { ok: true; status: number; body: unknown } | { ok: false; reason: string };
+export type ProbeContext = ReturnType<typeof probeContext>;
+
+export function probeContext(d: ProviderDescriptor, target: ProbeTarget, opts: ProbeOptions) {
+  const fetchFn = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const base = (target.baseUrl ?? d.defaultBaseUrl).replace(/\/+$/, "");
+  const model = target.model ?? d.defaultModel;
+  const url = withoutCredentials(base);
+  const headers: Record<string, string> = { accept: "application/json", ...(target.headers ?? d.headers) };
+  if (target.apiKey && d.wire === "anthropic") {
+    headers["x-api-key"] = target.apiKey;
+    headers["anthropic-version"] = "2023-06-01";
+  } else if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+
+  const result = (status: ProbeStatus, detail: string, fix?: string, extra: Partial<ProbeResult> = {}) => ({
+    provider: d.id,
+    model,
+    url,
+    status,
+    detail: `${model} at ${url}: ${detail}`,
+    ...(fix ? { fix } : {}),
+    ...extra,
+  });
+
+  return {
+    d,
+    base,
+    model,
+    url,
+    result,
+    async call(absolute: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> {
+      try {
+        const response = await fetchFn(absolute, {
+          method: init.method ?? "GET",
+          headers: init.body === undefined ? headers : { ...headers, "content-type": "application/json" },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          redirect: "manual",
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        const text = await response.text();
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {}
+        return { ok: true, status: response.status, body };
+      } catch (err) {
+        return { ok: false, reason: networkReason(err, timeoutMs) };
+      }
+    },
+    unreachable(reason: string) {
+      return result("fail", `unreachable (${reason})`, unreachableFix(d, url));
+    },
+    /** What an HTTP status other than 200 means; `onModel` when the request named the model. */
+    fromHttp(status: number, path: string, onModel: boolean) {
+      const extra = { httpStatus: status };
+      if (status === 401 || status === 403) {
+        return result("fail", `the key was rejected (HTTP ${status})`, keyFix(d, "fix"), extra);
+      }
+      if (status === 404 && onModel) {
+        return result("fail", `no model named ${model} (HTTP 404)`, modelFix(d), extra);
+      }
+      if (status === 404) {
+        return result("warn", `${path} was not found (HTTP 404); is the base URL right?`, baseUrlFix(d), extra);
+      }
+      if (status === 429) return result("warn", "rate-limited right now (HTTP 429)", "try again in a minute", extra);
+      if (status >= 500) {
+        return result(
+          "warn",
+          `the server failed (HTTP ${status})`,
+          "try again later; it is on the provider's side",
+          extra,
+        );
+      }
+      return result("warn", `unexpected answer HTTP ${status} to ${path}`, baseUrlFix(d), extra);
+    },
+  };
+}
+
+function networkReason(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string } | undefined;
+  if (e?.name === "TimeoutError" || e?.name === "AbortError") return `no answer within ${timeoutMs / 1000} s`;
+  if (e?.code === "ConnectionRefused" || e?.code === "ECONNREFUSED") return "connection refused";
+  if (e?.code === "ENOTFOUND" || e?.code === "EAI_NONAME") return "host not found";
+  return e?.code ? `network error ${e.code}` : "network error";
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.toString().replace(/\/+$/, "");
+  } catch {
+    return url;
+  }
+}
+
+export function keyFix(d: ProviderDescriptor, verb: "set" | "fix"): string {
+  const where = `${d.env.apiKey ?? `${d.id.toUpperCase()}_API_KEY`} or api_key under [fermix_core.providers.${d.id}]`;
+  const help = d.keyHelp ? ` (keys: ${d.keyHelp})` : "";
+  return `${verb === "set" ? "set a key in" : "put a valid key in"} ${where}, or run fermix setup${help}`;
+}
+
+function modelFix(d: ProviderDescriptor): string {
+  return `set default_model under [fermix_core.providers.${d.id}] to a model ${d.label} serves, or run fermix setup`;
+}
+
+function baseUrlFix(d: ProviderDescriptor): string {
+  return `check the URL in ${baseUrlSetting(d)} (default ${d.defaultBaseUrl})`;
+}
+
+function baseUrlSetting(d: ProviderDescriptor): string {
+  return `${d.env.baseUrl ? `${d.env.baseUrl} / ` : ""}base_url under [fermix_core.providers.${d.id}]`;
+}
+
+function unreachableFix(d: ProviderDescriptor, url: string): string {
+  if (d.id === "ollama") {
+    return `start Ollama (ollama serve) at ${url}, or point ${baseUrlSetting(d)} at a running server`;
+  }
+  return `check the network, or the URL in ${baseUrlSetting(d)} (default ${d.defaultBaseUrl})`;
+}
