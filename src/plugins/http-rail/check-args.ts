@@ -8,8 +8,10 @@ export const PluginArgsInvalid = defineError<{ tool: string; problems: string[] 
 type Parameters = NonNullable<ManifestTool["parameters"]>;
 
 /**
- * Checks arguments against the top level of the tool's JSON Schema (type, enum, required), fills defaults and
- * drops anything undeclared. Only the top level is fermix's business: nested shapes are the API's to judge.
+ * Checks arguments against the top level of the tool's JSON Schema (type, enum, required, and the bounds:
+ * minimum/maximum, lengths, pattern, item counts), fills defaults and drops anything undeclared. Only the top
+ * level is fermix's business: nested shapes are the API's to judge. A bound the model can read in the schema
+ * is cheaper to enforce here, with a sentence it can act on, than as an API's 422 or a silently capped page.
  */
 export function checkArgs(tool: string, parameters: Parameters | undefined, args: Record<string, unknown>) {
   const properties = parameters?.properties ?? {};
@@ -35,6 +37,11 @@ export function checkArgs(tool: string, parameters: Parameters | undefined, args
       problems.push(`argument "${name}" must be one of ${options} (got ${describe(value)})`);
       continue;
     }
+    const outOfBounds = boundsProblem(schema, value);
+    if (outOfBounds) {
+      problems.push(`argument "${name}" ${outOfBounds} (got ${describe(value)})`);
+      continue;
+    }
     out[name] = value;
   }
   // A required name with no declared schema still has to be present; it is passed on unchecked.
@@ -47,6 +54,45 @@ export function checkArgs(tool: string, parameters: Parameters | undefined, args
     throw PluginArgsInvalid(`${tool}: ${problems.join("; ")}`, { tool, problems });
   }
   return out;
+}
+
+/** The first bound `value` breaks, as the rest of a sentence ("must be at most 100"), or undefined. */
+function boundsProblem(schema: Record<string, unknown>, value: unknown): string | undefined {
+  const n = (key: string) => (typeof schema[key] === "number" ? (schema[key] as number) : undefined);
+  if (typeof value === "number") {
+    if (n("minimum") !== undefined && value < n("minimum")!) return `must be at least ${n("minimum")}`;
+    if (n("maximum") !== undefined && value > n("maximum")!) return `must be at most ${n("maximum")}`;
+    if (n("exclusiveMinimum") !== undefined && value <= n("exclusiveMinimum")!) {
+      return `must be more than ${n("exclusiveMinimum")}`;
+    }
+    if (n("exclusiveMaximum") !== undefined && value >= n("exclusiveMaximum")!) {
+      return `must be less than ${n("exclusiveMaximum")}`;
+    }
+  }
+  if (typeof value === "string") {
+    const length = [...value].length;
+    if (n("minLength") !== undefined && length < n("minLength")!)
+      return `must be at least ${n("minLength")} characters`;
+    if (n("maxLength") !== undefined && length > n("maxLength")!) return `must be at most ${n("maxLength")} characters`;
+    if (typeof schema.pattern === "string" && !matches(schema.pattern, value)) {
+      return `must match the pattern ${schema.pattern}`;
+    }
+  }
+  if (Array.isArray(value)) {
+    if (n("minItems") !== undefined && value.length < n("minItems")!)
+      return `must have at least ${n("minItems")} items`;
+    if (n("maxItems") !== undefined && value.length > n("maxItems")!) return `must have at most ${n("maxItems")} items`;
+  }
+  return undefined;
+}
+
+/** JSON Schema patterns are ECMA-262 and unanchored; one that does not compile is the schema's problem. */
+function matches(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(pattern, "u").test(value);
+  } catch {
+    return true;
+  }
 }
 
 function typesOf(schema: Record<string, unknown>): string[] {

@@ -170,6 +170,21 @@ describe("arguments", () => {
     );
   });
 
+  test("the schema's bounds are checked too, with a sentence the model can act on", () => {
+    const list = catalogTool("github", "github_list_repos");
+    expect(refusal(() => buildRequest(list, { per_page: 500 }))).toBe(
+      'github_list_repos: argument "per_page" must be at most 100 (got number 500)',
+    );
+    expect(refusal(() => buildRequest(list, { per_page: 0 }))).toBe(
+      'github_list_repos: argument "per_page" must be at least 1 (got number 0)',
+    );
+    // X's search wants 10 to 100 results; 5 would be a 400 from the API.
+    const search = catalogTool("x", "x_search_recent");
+    expect(refusal(() => buildRequest(search, { query: "fermix", max_results: 5 }))).toBe(
+      'x_search_recent: argument "max_results" must be at least 10 (got number 5)',
+    );
+  });
+
   test("null for an optional argument means not given", () => {
     const built = buildRequest(catalogTool("github", "github_list_pull_requests"), {
       owner: "o",

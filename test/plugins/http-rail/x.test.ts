@@ -139,9 +139,19 @@ describe("x errors, word for word", () => {
     );
   });
 
-  test("an out-of-range max_results is X's 400 body", async () => {
-    const { net } = setup();
+  test("an out-of-range max_results is refused before any request, naming the bound", async () => {
+    const { x, net } = setup();
     const result = await call(net, "x_get_user_posts", { user_id: "1", max_results: 3 });
+    expect(result.content).toBe('x_get_user_posts: argument "max_results" must be at least 5 (got number 3)');
+    expect(x.seen).toEqual([]);
+  });
+
+  test("what the schema lets through and X refuses is X's 400 body, word for word", async () => {
+    const { net } = setup();
+    // The same tool with its bound taken out of the schema, so the value reaches X.
+    const tool = structuredClone(catalogTool("x", "x_get_user_posts"));
+    delete (tool.parameters!.properties!.max_results as Record<string, unknown>).minimum;
+    const result = await callHttpTool({ plugin, tool, args: { user_id: "1", max_results: 3 }, credential: TOKEN, net });
     expect(result.content).toBe(
       'x_get_user_posts failed with HTTP 400: {"errors":[{"parameters":{"max_results":["3"]},"message":"The ' +
         '`max_results` query parameter value [3] is not between 5 and 100"}],"title":"Invalid Request","detail":' +
