@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isatty } from "node:tty";
 import { processEnv } from "../config/env.ts";
 import { loadConfig } from "../config/load.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
@@ -58,6 +59,7 @@ const command = defineCliCommand({
           `there are no fermix releases for ${process.platform}-${process.arch}`,
         );
 
+      const progress = downloadProgress(isatty(2));
       const outcome = await upgrade(
         { check: args.check === true, version, allowDowngrade: args["allow-downgrade"] === true },
         {
@@ -70,7 +72,8 @@ const command = defineCliCommand({
           trust: embeddedTrust(),
           daemon: daemonControlFor(env),
           runVersion,
-          say: (line) => void writeErr(`fermix: ${line}\n`),
+          say: (line) => void writeErr(`${progress.clear()}fermix: ${line}\n`),
+          onProgress: progress.update,
         },
       );
       await writeOut(render(outcome));
@@ -94,6 +97,29 @@ function render(outcome: UpgradeOutcome): string {
         ? `fermix: upgraded ${outcome.from} → ${outcome.to}; the daemon now runs ${outcome.to}\n`
         : `fermix: upgraded ${outcome.from} → ${outcome.to}; the daemon is not running (fermix start)\n`;
   }
+}
+
+/** A one-line `\r` progress meter on a terminal (nothing otherwise), redrawn at each whole percent. */
+function downloadProgress(terminal: boolean) {
+  let shown = -1;
+  let drawn = false;
+  const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+  return {
+    update(received: number, total?: number) {
+      if (!terminal || !total) return;
+      const percent = Math.floor((received / total) * 100);
+      if (percent === shown) return;
+      shown = percent;
+      drawn = true;
+      void writeErr(`\r  ${String(percent).padStart(3)}%  ${mb(received)} of ${mb(total)} MB`);
+    },
+    /** What to print before a whole line, so it does not land on the meter's line. */
+    clear() {
+      if (!drawn) return "";
+      drawn = false;
+      return "\n";
+    },
+  };
 }
 
 /** `<binary> --version`, trimmed; a binary that hangs or crashes is not the release it claims to be. */

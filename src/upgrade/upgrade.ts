@@ -46,6 +46,8 @@ export type UpgradeDeps = {
   now?: () => number;
   /** Progress for people: one line per step. */
   say?: (line: string) => void;
+  /** Bytes of the binary received so far (and the total, when the server said). */
+  onProgress?: (received: number, total?: number) => void;
   healthTimeoutMs?: number;
   /** Called as each step completes; the crash tests freeze a child here and SIGKILL it. */
   onStage?: (stage: UpgradeStage) => void | Promise<void>;
@@ -138,7 +140,7 @@ async function run(
       started_at: new Date(now()).toISOString(),
     });
     say(`downloading ${to} for ${deps.target}`);
-    const got = await downloadTo(artifact.url, staging, deps.fetch);
+    const got = await downloadTo(artifact.url, staging, deps.fetch, deps.onProgress);
     sha256 = got.sha256;
     await deps.onStage?.("downloaded");
     if (got.sha256 !== artifact.sha256) {
