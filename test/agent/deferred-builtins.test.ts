@@ -58,4 +58,19 @@ describe("situational built-ins under tool-schema deferral", () => {
     expect(sent).not.toContain("tool_search");
     expect(first.instructions).not.toContain("### On request");
   });
+
+  test("a narrow sub-agent (a skill with one allowed tool) gets that tool on its wire, not the bridges", async () => {
+    const { app, llm } = await owner(true);
+    llm.enqueue(
+      {
+        kind: "tool_calls",
+        calls: [{ name: "skill_run", arguments: { name: "self-knowledge", input: "what is fermix?" } }],
+      },
+      { kind: "text", text: "fermix is an agent" },
+      { kind: "text", text: "done" },
+    );
+    await app.ask({ key: { channel: "cli", chat: "k" }, caller: operator, text: "ask the skill" });
+    const sub = llm.requests.find((r) => String(r.body.instructions).startsWith("You are a focused sub-agent"))!;
+    expect(sub.body.tools.map((t: any) => t.name)).toEqual(["skill_view"]);
+  });
 });
