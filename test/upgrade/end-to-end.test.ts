@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Of } from "../../src/upgrade/journal.ts";
@@ -107,6 +116,24 @@ describe("install, then upgrade, on loopback", () => {
     const status = JSON.parse((await m.fermix(["status", "--json"])).stdout);
     expect(status.result.version).toBe("0.1.0");
     expect(m.history().at(-1)).toMatchObject({ from: "0.1.0", to: "0.3.0", status: "rolled_back" });
+  }, 60_000);
+
+  test("a binary replaced under a running daemon (as brew upgrade does): status names fermix restart", async () => {
+    const m = machine();
+    mkdirSync(join(m.base, "prefix", "bin"), { recursive: true });
+    copyFileSync(release.binary("0.1.0"), m.bin);
+    expect((await m.fermix(["start"])).code).toBe(0);
+    // The package manager swaps the file; the daemon keeps running the old code.
+    copyFileSync(release.binary("0.2.0"), `${m.bin}.new`);
+    renameSync(`${m.bin}.new`, m.bin);
+    const status = await m.fermix(["status"]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain("version 0.1.0");
+    expect(status.stdout).toMatch(
+      /warning: the daemon runs version 0\.1\.0 but this binary is 0\.2\.0.*fermix restart/,
+    );
+    const restarted = await m.fermix(["restart"]);
+    expect(restarted.stdout).toMatch(/^fermix: restarted \(pid \d+, version 0\.2\.0\)\n$/);
   }, 60_000);
 
   test("a binary under a Cellar path refuses to self-upgrade and prints the brew command", async () => {
