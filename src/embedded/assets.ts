@@ -22,10 +22,10 @@ export function embeddedDir(name: EmbeddedName): string {
   return Bun.isStandaloneExecutable ? join(import.meta.dir, name) : join(SOURCE_ROOT, EMBEDDED[name]);
 }
 
-/** Every embedded file as `<name>/<path>` (`skills/self-knowledge/SKILL.md`), sorted. */
-export function listEmbedded(): string[] {
+/** Every embedded file (of the named folders only, when given) as `<name>/<path>` (`skills/self-knowledge/SKILL.md`), sorted. */
+export function listEmbedded(only?: readonly EmbeddedName[]): string[] {
   const out: string[] = [];
-  for (const name of Object.keys(EMBEDDED) as EmbeddedName[]) {
+  for (const name of only ?? (Object.keys(EMBEDDED) as EmbeddedName[])) {
     const base = embeddedDir(name);
     const walk = (dir: string) => {
       let names: string[];

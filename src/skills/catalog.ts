@@ -58,7 +58,10 @@ type State = { entries: Map<string, Entry>; errors: SkillLoadError[] };
  * the owner's skills already use). A broken SKILL.md is listed in `errors` and the rest still load.
  */
 export function createSkillCatalog(deps: SkillCatalogDeps): SkillCatalog {
-  const embedded = deps.embedded ?? { list: () => listEmbedded(), read: (path: string) => readEmbedded(path) };
+  const embedded = deps.embedded ?? {
+    list: () => listEmbedded(["skills"]),
+    read: (path: string) => readEmbedded(path),
+  };
   let state: State = { entries: new Map(), errors: [] };
   let loaded: Promise<State> | undefined;
   // Scans run one at a time, so two reloads never interleave their results.
