@@ -25,7 +25,7 @@ import type { Review } from "./memory/review.ts";
 import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
-import { createTraces } from "./observability/traces.ts";
+import { captureContent, createTraces } from "./observability/traces.ts";
 import type { PluginRuntime } from "./plugins/plugin-runtime.ts";
 import { pluginsSection, unavailablePluginTool } from "./plugins/prompt-section.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
@@ -78,7 +78,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const now = deps.now ?? Date.now;
   const knownSecrets: string[] = [];
   const log = createLog({ file: paths.logFile, stderr: deps.logToStderr, secrets: () => knownSecrets });
-  const traces = createTraces({ dir: paths.traces, now, secrets: () => knownSecrets });
+  const traces = createTraces({
+    dir: paths.traces,
+    now,
+    secrets: () => knownSecrets,
+    capture: captureContent(deps.env),
+  });
   const lanes = createLanes();
   const secrets = { env: deps.env, secretsDir: paths.secrets, profile: config.fermix_core?.profile };
   const agentName = config.fermix_core?.agent?.name?.trim() || "fermix";

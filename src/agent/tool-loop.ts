@@ -14,6 +14,7 @@ import type {
 } from "../providers/types.ts";
 import { digestOldToolResults } from "./compaction.ts";
 import { createLoopDetector, LOOP_ABORT_AT, LOOP_WARN_AT } from "./loop-detector.ts";
+import { tracedRouter, traceToolExec } from "./loop-traces.ts";
 
 export const LoopDetected = defineError("loop_detected");
 export const IterationLimit = defineError("iteration_limit");
@@ -50,26 +51,6 @@ export type LoopResult =
 export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
   // Traces follow the context: a subagent's context carries its own session id.
   const trace = input.toolContext.trace;
-  const router: RouterDeps = trace
-    ? {
-        ...input.router,
-        onAttempt: (a) => {
-          input.router.onAttempt?.(a);
-          trace.traces.write("llm_call", {
-            session_id: trace.sessionId,
-            provider: a.provider,
-            model: a.model,
-            attempt: a.attempt,
-            duration_ms: a.durationMs,
-            status: a.failure ? "error" : "ok",
-            ...(a.failure ? { error_class: a.failure.class, http_status: a.failure.status } : {}),
-            ...(a.stopReason ? { stop_reason: a.stopReason } : {}),
-            ...(a.usage ? { input_tokens: a.usage.inputTokens, output_tokens: a.usage.outputTokens } : {}),
-            tool_calls: a.toolCalls,
-          });
-        },
-      }
-    : input.router;
   const limit = input.iterationLimit ?? DEFAULT_ITERATION_LIMIT;
   const detector = createLoopDetector();
   const messages = [...input.messages];
@@ -90,6 +71,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
       signal: input.signal,
       firstCall: iteration === 1,
     };
+    const router = tracedRouter(input.router, trace, () => ({ request: call.request, text, calls }));
     for await (const event of routeModelCall(routes, call, router)) {
       if (event.type === "route") {
         provider = event.provider;
@@ -153,14 +135,7 @@ async function runCalls(calls: ToolCallPart[], input: LoopInput): Promise<ToolOu
   const record = (i: number) => async () => {
     const outcome = await input.registry.dispatch(calls[i]!, input.toolContext);
     input.onToolExecution?.({ name: outcome.name, durationMs: outcome.durationMs, ok: !outcome.isError });
-    const trace = input.toolContext.trace;
-    trace?.traces.write("tool_exec", {
-      session_id: trace.sessionId,
-      tool: outcome.name,
-      status: outcome.isError ? "error" : "ok",
-      duration_ms: outcome.durationMs,
-      output_chars: outcome.content.length,
-    });
+    traceToolExec(input.toolContext.trace, calls[i]!, outcome);
     outcomes[i] = outcome;
   };
   const surface = new Map(input.toolContext.surface().map((t) => [t.name, t]));

@@ -5,21 +5,41 @@ import { redact } from "./redact.ts";
 /** The trace files of the earlier implementation: `traces/YYYY-MM-DD/<type>.jsonl`. */
 export type TraceType = "llm_call" | "tool_exec" | "agent_event" | "channel_msg" | "error" | "sandbox_event";
 
-export type Traces = { write(type: TraceType, record: Record<string, unknown>): void };
+export type Traces = {
+  write(type: TraceType, record: Record<string, unknown>): void;
+  /** Whether lines carry whole prompts, answers and tool output (FERMIX_TRACE_CONTENT=1); off by default. */
+  capture: boolean;
+};
 
 /** Where a traced piece of work writes, and under which session: `main-<hex>` for a turn, hex for a subagent. */
 export type TraceContext = { traces: Traces; sessionId: string };
 
-export const NO_TRACES: Traces = { write() {} };
+export const NO_TRACES: Traces = { write() {}, capture: false };
 
 /**
- * One JSON object per line, `ts` first, bounded and body-free: names, outcomes, timings and sizes, never
- * prompts, replies or tool output. Each line passes the secret redactor like the log does. Writing a trace
- * must never fail the work it describes, so errors here are swallowed.
+ * The spec's switch: FERMIX_TRACE_CONTENT=1 captures locally; FERMIX_OPIK_ENABLED=1 implies it unless
+ * FERMIX_TRACE_CONTENT=0 (the Opik exporter itself is not built).
  */
-export function createTraces(opts: { dir: string; now?: () => number; secrets?: () => readonly string[] }): Traces {
+export function captureContent(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env.FERMIX_TRACE_CONTENT === "1") return true;
+  return env.FERMIX_OPIK_ENABLED === "1" && env.FERMIX_TRACE_CONTENT !== "0";
+}
+
+/**
+ * One JSON object per line, `ts` first, bounded and body-free by default: names, outcomes, timings and
+ * sizes, not prompts, replies or tool output (those only with `capture`, then whole). Each line passes the
+ * secret redactor like the log does. Writing a trace must never fail the work it describes, so errors here
+ * are swallowed.
+ */
+export function createTraces(opts: {
+  dir: string;
+  now?: () => number;
+  secrets?: () => readonly string[];
+  capture?: boolean;
+}): Traces {
   const ready = new Set<string>();
   return {
+    capture: opts.capture === true,
     write(type, record) {
       try {
         const at = new Date((opts.now ?? Date.now)());

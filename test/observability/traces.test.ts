@@ -13,13 +13,13 @@ const operator = { trust: "operator" as const, local: true, attended: true };
 const DAY = "2026-11-29";
 const NOW = Date.parse(`${DAY}T10:00:00Z`);
 
-async function owner() {
+async function owner(extraEnv: Record<string, string> = {}) {
   const h = tempHome();
   defer(() => h[Symbol.asyncDispose]());
   const llm = await startFakeOpenAIResponses({ apiKey: KEY });
   defer(() => llm.close());
   const app = await createApp({
-    env: { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: llm.baseUrl },
+    env: { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: llm.baseUrl, ...extraEnv },
     now: () => NOW,
   });
   defer(() => app.close());
@@ -78,6 +78,40 @@ describe("traces", () => {
     expect(error).toMatchObject({ type: "error", code: expect.any(String) });
     expect(read("agent_event").at(-1)).toMatchObject({ event: "turn_end", status: "error", code: error.code });
     expect(read("llm_call")[0]).toMatchObject({ status: "error", error_class: "auth", http_status: 401 });
+  });
+
+  test("a sandbox refusal is a sandbox_event in the turn's session", async () => {
+    const { h, llm, app, read } = await owner();
+    const outside = join(h.userHome, "elsewhere.txt");
+    llm.enqueue(
+      { kind: "tool_calls", calls: [{ name: "file_read", arguments: { path: outside } }] },
+      { kind: "text", text: "could not" },
+    );
+    await app.ask({ key: { channel: "cli", chat: "s" }, caller: { ...operator, cwd: h.home }, text: "read it" });
+    const main = read("agent_event")[0].session_id;
+    expect(read("sandbox_event")).toEqual([
+      expect.objectContaining({ session_id: main, event: "denied", code: expect.any(String) }),
+    ]);
+    expect(read("tool_exec")[0]).toMatchObject({ session_id: main, tool: "file_read", status: "error" });
+  });
+
+  test("FERMIX_TRACE_CONTENT=1 captures the whole request, answer, arguments and output", async () => {
+    const { h, llm, app, read } = await owner({ FERMIX_TRACE_CONTENT: "1" });
+    const note = join(h.home, "workspace", "note.txt");
+    await Bun.write(note, "the note's text");
+    llm.enqueue(
+      { kind: "tool_calls", calls: [{ name: "file_read", arguments: { path: note } }] },
+      { kind: "text", text: "it says: the note's text" },
+    );
+    await app.ask({ key: { channel: "cli", chat: "c" }, caller: operator, text: "read my note" });
+    const [first, second] = read("llm_call");
+    expect(JSON.stringify(first.input.messages)).toContain("read my note");
+    expect(first.output.tool_calls[0]).toMatchObject({ name: "file_read", arguments: { path: note } });
+    expect(second.output.text).toBe("it says: the note's text");
+    expect(read("tool_exec")[0]).toMatchObject({ tool: "file_read", arguments: { path: note } });
+    expect(read("tool_exec")[0].output).toContain("the note's text");
+    const dir = join(h.home, "traces", DAY);
+    for (const file of readdirSync(dir)) expect(readFileSync(join(dir, file), "utf8")).not.toContain(KEY);
   });
 
   test("a secret that reaches a trace line is redacted", () => {

@@ -3,6 +3,13 @@ import type { ToolContext, ToolResult } from "../tool.ts";
 
 /** A sandbox refusal as the model sees it: the reason, and for paths outside the roots, the way to ask. */
 export function denied(denial: Denial, ctx: ToolContext): ToolResult {
+  // Every refusal of every built-in passes here, so here is where the trace of it is written.
+  ctx.trace?.traces.write("sandbox_event", {
+    session_id: ctx.trace.sessionId,
+    event: "denied",
+    code: denial.code,
+    ...(denial.path ? { path: denial.path } : {}),
+  });
   const canAsk = denial.code === "outside_roots" && ctx.surface().some((t) => t.name === "request_directory_access");
   const hint = canAsk
     ? " If this directory is really needed, call request_directory_access with the path and why."
