@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { FermixPaths } from "../config/paths.ts";
 import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
 import guidanceTemplate from "./templates/FERMIX.md" with { type: "text" };
@@ -21,19 +22,70 @@ const TEMPLATES: Record<Which, string> = {
 const NAME_LINE = /^\*\*Name:\*\*.*$/m;
 
 /**
+ * The templates without variables, whose seeded copy can be compared with what a later build ships
+ * (IDENTITY.md embeds the agent's name, USER.md and MEMORY.md are rewritten by the memory review).
+ */
+const TRACKED: Partial<Record<Which, string>> = { guidance: "FERMIX.md", soul: "SOUL.md" };
+
+/** `bootstrap/main/.seeded.json`: for each tracked file, the sha256 of the template it was seeded from. */
+export type SeedRecord = Record<string, { sha256: string; seeded_at: string }>;
+
+export function seedRecordFile(paths: FermixPaths): string {
+  return join(dirname(paths.promptFiles.guidance), ".seeded.json");
+}
+
+const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
+
+/**
  * Writes each prompt file that does not exist yet from the template shipped in this binary. A file
  * that exists is the owner's and is never rewritten, by seeding or by an upgrade.
  */
-export function seedPromptFiles(paths: FermixPaths, agentName: string): Which[] {
+export function seedPromptFiles(paths: FermixPaths, agentName: string, now: () => number = Date.now): Which[] {
   const seeded: Which[] = [];
+  const record = readSeedRecord(paths) ?? {};
   for (const which of Object.keys(TEMPLATES) as Which[]) {
     const file = paths.promptFiles[which];
     if (existsSync(file)) continue;
     const text = which === "identity" ? TEMPLATES.identity.replace("{{agent_name}}", agentName) : TEMPLATES[which];
     writePrivateFileAtomically(file, text);
     seeded.push(which);
+    const tracked = TRACKED[which];
+    if (tracked) record[tracked] = { sha256: sha256(text), seeded_at: new Date(now()).toISOString() };
+  }
+  if (seeded.some((which) => TRACKED[which])) {
+    writePrivateFileAtomically(seedRecordFile(paths), `${JSON.stringify(record, null, 2)}\n`);
   }
   return seeded;
+}
+
+export function readSeedRecord(paths: FermixPaths): SeedRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(seedRecordFile(paths), "utf8")) as SeedRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which shipped templates have moved on since this install was seeded (`fermix doctor`'s bootstrap templates
+ * row). Says nothing about the owner's own edits: a hand-edited file is theirs. `undefined`: no seed record
+ * (an install seeded before the record existed).
+ */
+export function templateDrift(paths: FermixPaths): { moved: string[]; tracked: string[] } | undefined {
+  const record = readSeedRecord(paths);
+  if (!record) return undefined;
+  const tracked = Object.keys(record).sort();
+  const moved = tracked.filter((name) => {
+    const which = (Object.keys(TRACKED) as Which[]).find((w) => TRACKED[w] === name);
+    return which !== undefined && record[name]!.sha256 !== sha256(TEMPLATES[which]);
+  });
+  return { moved, tracked };
+}
+
+/** The template this build ships for a tracked file name (`FERMIX.md`), for people comparing by hand. */
+export function shippedTemplate(name: string): string | undefined {
+  const which = (Object.keys(TRACKED) as Which[]).find((w) => TRACKED[w] === name);
+  return which ? TEMPLATES[which] : undefined;
 }
 
 /**

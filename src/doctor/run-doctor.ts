@@ -11,6 +11,7 @@ import { keychainCheck } from "./keychain-check.ts";
 import { pluginsCheck } from "./plugins-check.ts";
 import { providersCheck } from "./providers-check.ts";
 import { serviceCheck } from "./service-check.ts";
+import { templatesCheck } from "./templates-check.ts";
 
 /** In the order they print. Adding a check is one file and one line here. */
 export const CHECKS: readonly DoctorCheck[] = [
@@ -21,6 +22,7 @@ export const CHECKS: readonly DoctorCheck[] = [
   keychainCheck,
   pluginsCheck,
   catalogCheck,
+  templatesCheck,
   diskCheck,
 ];
 

@@ -71,6 +71,7 @@ describe("fermix doctor", () => {
       "keychain",
       "plugins",
       "catalog",
+      "templates",
       "disk",
     ]);
     for (const row of json.result.rows) {

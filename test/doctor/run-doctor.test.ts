@@ -32,9 +32,10 @@ describe("runDoctor", () => {
       ["keychain", "ok"],
       ["plugins", "ok"],
       ["catalog", "ok"],
+      ["templates", "ok"],
       ["disk", "ok"],
     ]);
-    expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 8, warn: 1, fail: 0 } });
+    expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 9, warn: 1, fail: 0 } });
     const text = renderReport(report)
       .replaceAll(api.baseUrl, "FAKE")
       .replace(/\(\d+ plugins\)/, "(N plugins)");
@@ -48,9 +49,10 @@ describe("runDoctor", () => {
       ok   keychain   secrets are kept in the file store, ~/h/secrets (0700); no OS keyring: secret-tool is not installed
       ok   plugins    none enabled
       ok   catalog    the embedded plugin catalog's signature verifies (N plugins)
+      ok   templates  no seed record (seeded before fermix kept one, or not yet)
       ok   disk       10.0 GiB free for ~/h
 
-      8 ok, 1 warning, 0 failures
+      9 ok, 1 warning, 0 failures
       "
     `);
     expect(JSON.stringify(report)).not.toContain(KEY);
