@@ -13,7 +13,7 @@ const command = defineCliCommand({
   meta: {
     name: "setup",
     usage:
-      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes]",
+      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --migrate-secrets",
     description: [
       "Choose a model provider and test it, store its key in the keychain (or the 0600 file store),",
       "set the assistant's name, yours and your time zone, and install the service — or rewrite it",
@@ -40,6 +40,10 @@ const command = defineCliCommand({
     system: { type: "boolean", description: "the system-wide service instead of the user one (needs root)" },
     "non-interactive": { type: "boolean", description: "ask nothing; flags and config.toml answer" },
     yes: { type: "boolean", alias: "y", description: "the same as --non-interactive" },
+    "migrate-secrets": {
+      type: "boolean",
+      description: 'only move plaintext secrets in config.toml to the keychain, as "@keyring"',
+    },
   },
   async run(rawArgs) {
     const args = parseStrict(rawArgs, command.options, "setup");
@@ -50,6 +54,7 @@ const command = defineCliCommand({
       );
     }
     const env = processEnv();
+    if (args["migrate-secrets"] === true) return migrate(env);
     await runSetup(setupFlags(args), {
       env,
       paths: fermixPaths(resolveHome(env)),
@@ -61,6 +66,35 @@ const command = defineCliCommand({
 });
 
 export default command;
+
+/** `setup --migrate-secrets`: plaintext secrets in config.toml to the keychain, nothing else. */
+async function migrate(env: Record<string, string | undefined>): Promise<number> {
+  const [{ loadConfig }, { createSecretStore }, { migrateSecrets }] = await Promise.all([
+    import("../config/load.ts"),
+    import("../config/secret-store.ts"),
+    import("../setup/migrate-secrets.ts"),
+  ]);
+  const paths = fermixPaths(resolveHome(env));
+  const core = (await loadConfig(paths.config)).fermix_core;
+  const store = createSecretStore({
+    secretsDir: paths.secrets,
+    profile: core?.profile,
+    prefer: core?.secret_store === "file" ? "file" : undefined,
+  });
+  const { moved, failed } = await migrateSecrets({
+    file: paths.config,
+    store,
+    secrets: { env, secretsDir: paths.secrets, profile: core?.profile },
+  });
+  const lines = moved.map(
+    (m) =>
+      `moved [${m.table}] ${m.key} to ${m.where === "keyring" ? "the OS keyring" : `the file store (${paths.secrets}, 0600)`} as ${m.slot}; config.toml now says "@keyring"`,
+  );
+  for (const f of failed) lines.push(`kept [${f.table}] ${f.key} in plain text: ${f.reason}`);
+  if (!moved.length && !failed.length) lines.push(`${paths.config} holds no plaintext secrets; nothing to move`);
+  await writeOut(`${lines.map((l) => `fermix: ${l}`).join("\n")}\n`);
+  return failed.length ? EXIT.error : EXIT.ok;
+}
 
 function setupFlags(args: ParsedArgs): SetupFlags {
   const text = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
