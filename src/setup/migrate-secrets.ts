@@ -48,6 +48,11 @@ export function plaintextSecrets(config: Config): PlainSecret[] {
   return found;
 }
 
+export type MigrationResult = {
+  moved: Array<PlainSecret & { where: "keyring" | "file" }>;
+  failed: Array<PlainSecret & { reason: string }>;
+};
+
 /**
  * `fermix setup --migrate-secrets`: each plaintext secret goes to the keychain (or the 0600 file store), is
  * read back through the same resolver the daemon uses, and only then does its line become "@keyring".
@@ -58,12 +63,9 @@ export async function migrateSecrets(deps: {
   file: string;
   store: SecretStore;
   secrets: SecretDeps;
-}): Promise<{
-  moved: Array<PlainSecret & { where: "keyring" | "file" }>;
-  failed: Array<PlainSecret & { reason: string }>;
-}> {
-  const moved: Array<PlainSecret & { where: "keyring" | "file" }> = [];
-  const failed: Array<PlainSecret & { reason: string }> = [];
+}): Promise<MigrationResult> {
+  const moved: MigrationResult["moved"] = [];
+  const failed: MigrationResult["failed"] = [];
   if (!existsSync(deps.file)) return { moved, failed };
   const before = readFileSync(deps.file, "utf8");
   const config = parseConfig(before, deps.file);
