@@ -73,9 +73,16 @@ function binaryIfBuilt(): string | undefined {
   }
 }
 
+/** systemd stops a user's services when their last session ends, unless lingering is on for them. */
+const LINGER_HINT =
+  "fermix: a user service stops when you log out; to keep fermix running, run: sudo loginctl enable-linger $USER\n";
+
 function renderInstall(r: InstallReport): string {
   const what = describeTarget(r);
-  if (r.action === "created") return `fermix: installed the ${what} at ${r.path}; it is enabled and started\n`;
+  if (r.action === "created") {
+    const linger = r.kind === "systemd" && r.scope === "user" ? LINGER_HINT : "";
+    return `fermix: installed the ${what} at ${r.path}; it is enabled and started\n${linger}`;
+  }
   if (r.action === "unchanged") {
     return `fermix: the ${what} at ${r.path} is already up to date; it is enabled and started\n`;
   }

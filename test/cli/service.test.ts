@@ -35,7 +35,9 @@ describe("fermix service (compiled binary, fake systemctl)", () => {
     const first = await fermix("service", "install");
     expect(first).toEqual({
       code: 0,
-      stdout: `fermix: installed the systemd user service at ${unit}; it is enabled and started\n`,
+      stdout:
+        `fermix: installed the systemd user service at ${unit}; it is enabled and started\n` +
+        "fermix: a user service stops when you log out; to keep fermix running, run: sudo loginctl enable-linger $USER\n",
       stderr: "",
     });
     const text = readFileSync(unit, "utf8");
