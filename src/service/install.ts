@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import type { Env } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
+import type { ServiceAccount } from "./account.ts";
 import { daemonHealth } from "./daemon-control.ts";
 import { type EnsureResult, ensureServiceUnit, unitDrift } from "./drift.ts";
 import { createServiceManager, type ServiceManager, type ServiceState } from "./manager.ts";
@@ -26,6 +27,8 @@ export type ServiceOptions = {
   uid?: number;
   run?: CommandRunner;
   manager?: ServiceManager;
+  /** Whose agent a system service runs (tests); found from SUDO_USER or the caller otherwise. */
+  account?: ServiceAccount;
 };
 
 export type InstallReport = EnsureResult & { kind: ServiceKind; scope: ServiceScope };

@@ -4,6 +4,8 @@ export type LaunchdPlistInput = {
   environment: ReadonlyArray<readonly [string, string]>;
   /** Where launchd sends the daemon's stdout and stderr (the daemon's own log is written by itself). */
   outputPath: string;
+  /** A system daemon's login account (UserName). */
+  user?: string;
 };
 
 /**
@@ -28,6 +30,7 @@ export function renderLaunchdPlist(input: LaunchdPlistInput): string {
     `\t\t<string>${xml(input.binary)}</string>`,
     "\t\t<string>run</string>",
     "\t</array>",
+    ...(input.user ? ["\t<key>UserName</key>", `\t<string>${xml(input.user)}</string>`] : []),
     "\t<key>RunAtLoad</key>",
     "\t<true/>",
     "\t<key>KeepAlive</key>",

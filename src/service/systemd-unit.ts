@@ -4,6 +4,8 @@ export type SystemdUnitInput = {
   binary: string;
   scope: ServiceScope;
   environment: ReadonlyArray<readonly [string, string]>;
+  /** A system unit's login account (User=); systemd then sets HOME, USER and SHELL for it. */
+  user?: string;
 };
 
 /**
@@ -19,6 +21,7 @@ export function renderSystemdUnit(input: SystemdUnitInput): string {
     "",
     "[Service]",
     "Type=simple",
+    ...(input.user ? [`User=${input.user}`] : []),
     `ExecStart=${execWord(input.binary)} run`,
     "Restart=on-failure",
     "RestartSec=5",

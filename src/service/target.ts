@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Env } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
+import { type ServiceAccount, systemServiceAccount } from "./account.ts";
 import { plistEnvironmentEntry, renderLaunchdPlist } from "./launchd-plist.ts";
 import { renderSystemdUnit, systemdEnvironmentLine } from "./systemd-unit.ts";
 import { serviceEnvironment } from "./unit-env.ts";
@@ -65,26 +66,35 @@ export function daemonOutputPath(home: string): string {
   return join(fermixPaths(home).logs, "daemon-output.log");
 }
 
-/** The unit this binary would write for `scope`, for the FERMIX_HOME and allowlisted settings in `env`. */
+/**
+ * The unit this binary would write for `scope`, for the FERMIX_HOME and allowlisted settings in `env`. A system
+ * unit runs as a login account (`account`, else the one systemServiceAccount finds), with that account's
+ * FERMIX_HOME unless one is set explicitly.
+ */
 export function planService(opts: {
   scope: ServiceScope;
   env: Env;
   binary: string;
   platform?: string;
   systemRoot?: string;
+  account?: ServiceAccount;
+  uid?: number;
 }): ServicePlan {
   const kind = serviceKind(opts.platform);
   const target = serviceTarget({ kind, scope: opts.scope, env: opts.env, systemRoot: opts.systemRoot });
-  const home = resolveHome(opts.env);
+  const account =
+    opts.scope === "system" ? (opts.account ?? systemServiceAccount(opts.env, { uid: opts.uid })) : undefined;
+  const home = account ? resolveHome({ ...opts.env, HOME: account.home }) : resolveHome(opts.env);
   const environment = serviceEnvironment({ binary: opts.binary, home, env: opts.env });
   const content =
     kind === "systemd"
-      ? renderSystemdUnit({ binary: opts.binary, scope: opts.scope, environment })
+      ? renderSystemdUnit({ binary: opts.binary, scope: opts.scope, environment, user: account?.user })
       : renderLaunchdPlist({
           label: SERVICE_LABEL,
           binary: opts.binary,
           environment,
           outputPath: daemonOutputPath(home),
+          user: account?.user,
         });
   return { target, content, home };
 }

@@ -51,9 +51,18 @@ describe("service install / uninstall / status (fake managers)", () => {
     expect(existsSync(path)).toBe(false);
     expect(fake.calls()).toEqual([]);
 
-    const done = await installService({ scope: "system", env, binary: BINARY, platform: "linux", systemRoot, uid: 0 });
+    const done = await installService({
+      scope: "system",
+      env,
+      binary: BINARY,
+      platform: "linux",
+      systemRoot,
+      uid: 0,
+      account: { user: "ada", home: env.HOME! },
+    });
     expect(done).toMatchObject({ action: "created", scope: "system", path });
     expect(readFileSync(path, "utf8")).toContain("WantedBy=multi-user.target\n");
+    expect(readFileSync(path, "utf8")).toContain("User=ada\n");
     expect(fake.calls()).toEqual(["systemctl daemon-reload", "systemctl enable --now fermix.service"]);
   });
 

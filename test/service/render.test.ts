@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { systemServiceAccount } from "../../src/service/account.ts";
 import { renderLaunchdPlist } from "../../src/service/launchd-plist.ts";
 import { renderSystemdUnit, systemdEnvironmentLine } from "../../src/service/systemd-unit.ts";
 import { planService, unitServesHome } from "../../src/service/target.ts";
@@ -28,6 +29,7 @@ const ENV = {
   FERMIX_DEBUG: "1",
 };
 const BINARY = "/usr/local/bin/fermix";
+const ADA = { user: "ada", home: "/home/ada" };
 
 describe("unit rendering", () => {
   test("the systemd user unit", async () => {
@@ -40,18 +42,46 @@ describe("unit rendering", () => {
     await expectGolden("fermix.service", plan.content);
   });
 
-  test("the systemd system unit", async () => {
-    const plan = planService({ scope: "system", env: ENV, binary: BINARY, platform: "linux", systemRoot: "/" });
+  test("the systemd system unit runs as the owner's login account, never root", async () => {
+    const plan = planService({
+      scope: "system",
+      env: ENV,
+      binary: BINARY,
+      platform: "linux",
+      systemRoot: "/",
+      account: ADA,
+    });
     expect(plan.target.path).toBe("/etc/systemd/system/fermix.service");
     await expectGolden("fermix-system.service", plan.content);
+    // As root without sudo there is no account to run as: refused, nothing planned.
+    expect(() =>
+      planService({ scope: "system", env: { HOME: "/root" }, binary: BINARY, platform: "linux", uid: 0 }),
+    ).toThrow("never as root");
+  });
+
+  test("under sudo, the system unit belongs to the account that ran sudo, with its FERMIX_HOME", () => {
+    const account = systemServiceAccount({ SUDO_USER: "ada", HOME: "/root" }, { uid: 0, homeOf: () => "/home/ada" });
+    expect(account).toEqual(ADA);
+    const plan = planService({ scope: "system", env: { HOME: "/root" }, binary: BINARY, platform: "linux", account });
+    expect(plan.home).toBe("/home/ada/.fermix");
+    expect(plan.content).toContain("User=ada\n");
+    expect(plan.content).toContain("Environment=FERMIX_HOME=/home/ada/.fermix\n");
   });
 
   test("the launchd agent", async () => {
     const plan = planService({ scope: "user", env: ENV, binary: BINARY, platform: "darwin" });
     expect(plan.target.path).toBe("/home/ada/Library/LaunchAgents/io.tezra.fermix.plist");
     await expectGolden("io.tezra.fermix.plist", plan.content);
-    const system = planService({ scope: "system", env: ENV, binary: BINARY, platform: "darwin", systemRoot: "/x" });
+    const system = planService({
+      scope: "system",
+      env: ENV,
+      binary: BINARY,
+      platform: "darwin",
+      systemRoot: "/x",
+      account: ADA,
+    });
     expect(system.target.path).toBe("/x/Library/LaunchDaemons/io.tezra.fermix.plist");
+    expect(system.content).toContain("\t<key>UserName</key>\n\t<string>ada</string>\n");
   });
 
   test("no secret and nothing off the allowlist reaches a unit", () => {
