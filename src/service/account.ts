@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import type { Env } from "../config/env.ts";
 import { FermixError } from "../error.ts";
@@ -30,14 +30,18 @@ export function systemServiceAccount(
   return { user, home };
 }
 
-/** The home directory field of `user`'s /etc/passwd line. */
+/**
+ * The home directory field of `user`'s /etc/passwd line; on macOS, whose login accounts live in Directory
+ * Services rather than /etc/passwd, their standard /Users/<user> when it exists.
+ */
 function passwdHome(user: string): string | undefined {
   try {
     const line = readFileSync("/etc/passwd", "utf8")
       .split("\n")
       .find((l) => l.startsWith(`${user}:`));
-    return line?.split(":")[5] || undefined;
-  } catch {
-    return undefined;
-  }
+    const home = line?.split(":")[5];
+    if (home) return home;
+  } catch {}
+  const mac = `/Users/${user}`;
+  return process.platform === "darwin" && existsSync(mac) ? mac : undefined;
 }
