@@ -32,11 +32,6 @@ export type SecretStore = {
   has(slot: string): boolean;
 };
 
-/** The keyring slot of a plugin's api_key secret: `PLUGIN_SLACK_API_KEY`. */
-export function pluginSecretSlot(name: string): string {
-  return `PLUGIN_${name.toUpperCase()}_API_KEY`;
-}
-
 const SLOT = /^[A-Z][A-Z0-9_]*$/;
 
 export function createSecretStore(deps: SecretStoreDeps): SecretStore {

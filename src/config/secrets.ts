@@ -4,6 +4,13 @@ import { defineError } from "../error.ts";
 import type { Env } from "./env.ts";
 import type { SecretRef } from "./schema.ts";
 
+/** `$NAME` or `${NAME}`: a secret read from the environment rather than written in config.toml. */
+const ENV_REFERENCE = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/;
+
+export function isEnvReference(ref: string): boolean {
+  return ENV_REFERENCE.test(ref);
+}
+
 export const SecretUnavailable = defineError<{ slot: string }>("secret_unavailable");
 
 export type SecretDeps = {
@@ -22,7 +29,7 @@ export type SecretDeps = {
 export function resolveSecret(ref: SecretRef, slot: string, deps: SecretDeps): string {
   if (typeof ref === "string") {
     if (ref === "@keyring") return fromKeyring(slot, deps);
-    const envRef = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(ref);
+    const envRef = ENV_REFERENCE.exec(ref);
     if (envRef) return fromEnv(envRef[1]!, slot, deps);
     return ref;
   }

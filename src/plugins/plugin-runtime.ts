@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { AnyTool } from "../capabilities/tool.ts";
 import { defineTool } from "../capabilities/tool.ts";
 import type { Config } from "../config/schema.ts";
-import { pluginSecretSlot } from "../config/secret-store.ts";
+import { oauthClientSecretSlot, pluginSecretSlot } from "../config/secret-slots.ts";
 import type { Log } from "../observability/log.ts";
 import type { McpSupervisor } from "./mcp-rail/supervisor.ts";
 import { refresh as refreshToken } from "./oauth/login.ts";
@@ -60,7 +60,7 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
     try {
       const token = await refreshToken(plugin.name, {
         clientId: client.client_id,
-        clientSecret: deps.resolveSecret(client.client_secret, `OAUTH_${provider!.toUpperCase()}_CLIENT_SECRET`),
+        clientSecret: deps.resolveSecret(client.client_secret, oauthClientSecretSlot(provider!)),
         store: deps.tokens,
       });
       return token.access_token;

@@ -1,3 +1,4 @@
+import { providerKeySlot } from "../config/secret-slots.ts";
 import type { ProviderDescriptor } from "./descriptors.ts";
 
 /** What every provider probe shares: the request it makes, and the sentences it answers with. */
@@ -133,7 +134,7 @@ function withoutCredentials(url: string): string {
 }
 
 export function keyFix(d: ProviderDescriptor, verb: "set" | "fix"): string {
-  const where = `${d.env.apiKey ?? `${d.id.toUpperCase()}_API_KEY`} or api_key under [fermix_core.providers.${d.id}]`;
+  const where = `${providerKeySlot(d)} or api_key under [fermix_core.providers.${d.id}]`;
   const help = d.keyHelp ? ` (keys: ${d.keyHelp})` : "";
   return `${verb === "set" ? "set a key in" : "put a valid key in"} ${where}, or run fermix setup${help}`;
 }

@@ -1,5 +1,6 @@
 import type { Env } from "../config/env.ts";
 import type { Config, ProviderBlock } from "../config/schema.ts";
+import { providerKeySlot } from "../config/secret-slots.ts";
 import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import { defineError } from "../error.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "./descriptors.ts";
@@ -90,7 +91,7 @@ function buildRoute(candidate: Candidate, env: Env, secrets: SecretDeps, modelOv
   }
   let apiKey: string | undefined;
   if (!d.keyless) {
-    const slot = d.env.apiKey ?? `${d.id.toUpperCase()}_API_KEY`;
+    const slot = providerKeySlot(d);
     apiKey = block.api_key !== undefined ? resolveSecret(block.api_key, slot, secrets) : env[slot];
     if (!apiKey) throw ProviderSetup(`${d.label} has no API key: ${setupHint(d)}`, { provider: d.id });
   }

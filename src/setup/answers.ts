@@ -1,6 +1,7 @@
 import { UsageError } from "../cli/exit.ts";
 import type { Env } from "../config/env.ts";
 import type { Config, ProviderBlock } from "../config/schema.ts";
+import { providerKeySlot } from "../config/secret-slots.ts";
 import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "../providers/descriptors.ts";
 import type { Prompter } from "./prompt.ts";
@@ -187,7 +188,7 @@ async function gatherKey(
     }
   }
   if (kept) return { keptKey: kept, keyChanged: false };
-  const slot = d.env.apiKey ?? `${d.id.toUpperCase()}_API_KEY`;
+  const slot = providerKeySlot(d);
   const exported = deps.env[slot] ? ` (${slot} is set here: --api-key-env ${slot} stores it)` : "";
   throw UsageError(
     `setup: ${d.label} needs an API key: pipe it with --api-key-stdin (echo "$KEY" | fermix setup --api-key-stdin …) or name a variable that holds it with --api-key-env VAR${exported}`,
@@ -198,7 +199,7 @@ async function gatherKey(
 function configuredKey(d: ProviderDescriptor, block: ProviderBlock, secrets: SecretDeps): string | undefined {
   if (block.api_key === undefined) return undefined;
   try {
-    return resolveSecret(block.api_key, d.env.apiKey ?? `${d.id.toUpperCase()}_API_KEY`, secrets) || undefined;
+    return resolveSecret(block.api_key, providerKeySlot(d), secrets) || undefined;
   } catch {
     return undefined;
   }

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseConfig } from "../config/load.ts";
 import { ConfigEditFailed } from "../config/sandbox-edit.ts";
 import type { Config } from "../config/schema.ts";
-import { pluginSecretSlot, type SecretStore } from "../config/secret-store.ts";
-import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
+import { BRAVE_KEY_SLOT, oauthClientSecretSlot, pluginSecretSlot, providerKeySlot } from "../config/secret-slots.ts";
+import type { SecretStore } from "../config/secret-store.ts";
+import { isEnvReference, resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import { tableDoc } from "../config/toml-text.ts";
 import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
 import { findProvider } from "../providers/descriptors.ts";
@@ -11,8 +12,7 @@ import { findProvider } from "../providers/descriptors.ts";
 /** A secret written as plain text in config.toml: where it sits, and the keyring slot it moves to. */
 export type PlainSecret = { table: string; key: string; slot: string };
 
-const isPlain = (ref: unknown): ref is string =>
-  typeof ref === "string" && ref !== "@keyring" && !/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(ref);
+const isPlain = (ref: unknown): ref is string => typeof ref === "string" && ref !== "@keyring" && !isEnvReference(ref);
 
 /**
  * Every secret config.toml holds in plain text, under the slot its reader uses (the same names routes.ts,
@@ -27,7 +27,7 @@ export function plaintextSecrets(config: Config): PlainSecret[] {
     found.push({
       table: `fermix_core.providers.${id}`,
       key: "api_key",
-      slot: d.env.apiKey ?? `${id.toUpperCase()}_API_KEY`,
+      slot: providerKeySlot(d),
     });
   }
   for (const [name, ref] of Object.entries(core?.plugin_secrets ?? {})) {
@@ -38,12 +38,12 @@ export function plaintextSecrets(config: Config): PlainSecret[] {
       found.push({
         table: `fermix_core.oauth.${provider}`,
         key: "client_secret",
-        slot: `OAUTH_${provider.toUpperCase()}_CLIENT_SECRET`,
+        slot: oauthClientSecretSlot(provider),
       });
     }
   }
   if (isPlain(core?.tools?.web_search?.api_key)) {
-    found.push({ table: "fermix_core.tools.web_search", key: "api_key", slot: "BRAVE_API_KEY" });
+    found.push({ table: "fermix_core.tools.web_search", key: "api_key", slot: BRAVE_KEY_SLOT });
   }
   return found;
 }

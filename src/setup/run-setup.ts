@@ -4,6 +4,7 @@ import { reconcileAgentName, seedPromptFiles } from "../agent/prompt-files.ts";
 import type { Env } from "../config/env.ts";
 import { loadConfig } from "../config/load.ts";
 import type { FermixPaths } from "../config/paths.ts";
+import { providerKeySlot } from "../config/secret-slots.ts";
 import { createSecretStore, type SecretStore } from "../config/secret-store.ts";
 import type { SecretDeps } from "../config/secrets.ts";
 import { FermixError, isFermixError } from "../error.ts";
@@ -86,7 +87,7 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void
   previewSetup(before, changes, paths.config);
 
   const lines: string[] = [];
-  const slot = answers.provider.env.apiKey ?? `${answers.provider.id.toUpperCase()}_API_KEY`;
+  const slot = providerKeySlot(answers.provider);
   if (answers.newKey !== undefined) {
     const preferFile = core?.secret_store === "file";
     const store =

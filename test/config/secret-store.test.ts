@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createSecretStore, pluginSecretSlot } from "../../src/config/secret-store.ts";
+import { pluginSecretSlot } from "../../src/config/secret-slots.ts";
+import { createSecretStore } from "../../src/config/secret-store.ts";
 import { resolveSecret } from "../../src/config/secrets.ts";
 import { tempHome } from "../fixture/home.ts";
 import { fakeKeyring } from "../plugins/settings/_fake-keyring.ts";

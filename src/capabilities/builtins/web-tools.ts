@@ -1,8 +1,7 @@
+import { BRAVE_KEY_SLOT } from "../../config/secret-slots.ts";
 import { defineTool, type ToolContext } from "../tool.ts";
 import { webFetchTool } from "./web-fetch.ts";
 import { createWebSearchTool, webSearchSettings } from "./web-search.ts";
-
-const BRAVE_KEY_SLOT = "BRAVE_API_KEY";
 
 /** web_fetch needs nothing beyond the outbound door; the tool is registered as it is. */
 export const webFetch = defineTool(webFetchTool);

@@ -1,4 +1,5 @@
 import type { Config, SecretRef } from "../../config/schema.ts";
+import { oauthClientSecretSlot } from "../../config/secret-slots.ts";
 import { defineError } from "../../error.ts";
 import type { Log } from "../../observability/log.ts";
 import type { CliResult } from "../settings/cli.ts";
@@ -138,8 +139,10 @@ function client(name: string, provider: string, deps: AuthCliDeps): OAuthClient 
       { plugin: name, provider },
     );
   }
-  const slot = `OAUTH_${provider.toUpperCase()}_CLIENT_SECRET`;
-  return { clientId: block.client_id, clientSecret: deps.resolveSecret(block.client_secret, slot) };
+  return {
+    clientId: block.client_id,
+    clientSecret: deps.resolveSecret(block.client_secret, oauthClientSecretSlot(provider)),
+  };
 }
 
 function common(provider: string, deps: AuthCliDeps) {

@@ -1,7 +1,9 @@
 import { parse } from "smol-toml";
 import { parseConfig } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
-import { pluginSecretSlot, type SecretStore } from "../../config/secret-store.ts";
+import { pluginSecretSlot } from "../../config/secret-slots.ts";
+import type { SecretStore } from "../../config/secret-store.ts";
+import { isEnvReference } from "../../config/secrets.ts";
 import { removeStatement, tomlString } from "../../config/toml-text.ts";
 import { checkPluginName, edit, openTable, type PluginEdit } from "./plugin-config.ts";
 
@@ -69,6 +71,6 @@ export function pluginSecretState(config: Config, store: SecretStore, name: stri
   const ref = config.fermix_core?.plugin_secrets?.[name];
   if (ref === undefined) return "missing";
   if (ref === KEYRING) return store.has(pluginSecretSlot(name)) ? "set" : "missing";
-  if (typeof ref === "string" && !/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(ref)) return "plaintext";
+  if (typeof ref === "string" && !isEnvReference(ref)) return "plaintext";
   return "set";
 }
