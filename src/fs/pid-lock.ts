@@ -86,3 +86,10 @@ function pidOf(token: string): number | undefined {
   const pid = Number.parseInt(token.split(" ")[0] ?? "", 10);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
+
+/** Whether a live process holds `lock` now (a lock left by a dead one does not count). */
+export function isLockHeld(lock: string): boolean {
+  const holder = readToken(lock);
+  const pid = holder === undefined ? undefined : pidOf(holder);
+  return pid !== undefined && isProcessAlive(pid);
+}

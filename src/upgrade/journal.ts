@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, readFileSync, renameSync } from "node:fs";
-import { isProcessAlive, removeQuietly } from "../fs/lock-files.ts";
+import { removeQuietly } from "../fs/lock-files.ts";
+import { isLockHeld } from "../fs/pid-lock.ts";
 import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
 import { appendUpgradeRecord } from "./history.ts";
 
@@ -60,7 +61,7 @@ export function recoverInterruptedUpgrade(
   const journal = readJournal(paths.journal);
   if (!journal) return { action: "none" };
   // A daemon started by an upgrade still in flight (its restart step) must leave the journal to that upgrade.
-  if (opts.asDaemon && lockHolderAlive(paths.lock)) return { action: "none" };
+  if (opts.asDaemon && isLockHeld(paths.lock)) return { action: "none" };
   const timestamp = new Date((opts.now ?? Date.now)()).toISOString();
   const record = (status: "interrupted" | "succeeded" | "rolled_back", reason: string) =>
     appendUpgradeRecord(paths.history, {
@@ -117,13 +118,4 @@ export function restorePrevious(previous: string, binary: string): void {
   copyFileSync(previous, temp);
   chmodSync(temp, 0o755);
   renameSync(temp, binary);
-}
-
-function lockHolderAlive(lock: string): boolean {
-  try {
-    const pid = Number.parseInt(readFileSync(lock, "utf8").split(" ")[0] ?? "", 10);
-    return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid);
-  } catch {
-    return false;
-  }
 }
