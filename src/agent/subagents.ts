@@ -70,7 +70,7 @@ async function runOne(task: SubagentTask, parent: ToolContext, deps: SubagentDep
     enabled: deferred.size > 0,
     isDeferrable: (t) => deferred.has(t),
     // A narrow sub-agent (a skill's two tools) gets them on the wire: the bridges would cost more.
-    weigh: (t) => JSON.stringify(deps.registry.spec(t)).length,
+    weigh: deps.registry.specSize,
   });
   const surface = split.callable;
   // A subagent's traces carry its own session id, linked to the parent's by its start event.

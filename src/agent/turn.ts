@@ -101,7 +101,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const split = splitSurface(all, {
     enabled: deps.deferTools !== false,
     isDeferrable: (t) => t.policy === "plugin" || t.deferrable === true,
-    weigh: (t) => JSON.stringify(deps.registry.spec(t)).length,
+    weigh: deps.registry.specSize,
   });
   const surface = split.callable;
   const system = buildSystemPrompt({

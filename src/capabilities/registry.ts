@@ -39,6 +39,11 @@ export function createRegistry(tools: readonly AnyTool[]) {
       return spec;
     },
 
+    /** The bytes a tool's spec adds to a provider request: what tool-schema deferral weighs. */
+    specSize(tool: AnyTool): number {
+      return JSON.stringify(registry.spec(tool)).length;
+    },
+
     /**
      * Runs one call from the model. Nothing here throws: an unknown or forbidden tool, bad arguments,
      * a timeout or a crash all come back as an error result the model can read and correct.

@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { randomHex } from "../ids.ts";
 import { redact } from "./redact.ts";
 
 /** The trace files of the earlier implementation: `traces/YYYY-MM-DD/<type>.jsonl`. */
@@ -57,7 +58,6 @@ export function createTraces(opts: {
 
 /** A session id for one piece of work: `main-3f9a…` for a turn, bare hex for a subagent (as the reference). */
 export function newSessionId(kind: "main" | "subagent"): string {
-  const raw = crypto.getRandomValues(new Uint8Array(6));
-  const hex = Array.from(raw, (b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = randomHex(6);
   return kind === "main" ? `main-${hex}` : hex;
 }
