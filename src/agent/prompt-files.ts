@@ -42,7 +42,8 @@ const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).dig
  */
 export function seedPromptFiles(paths: FermixPaths, agentName: string, now: () => number = Date.now): Which[] {
   const seeded: Which[] = [];
-  const record = readSeedRecord(paths) ?? {};
+  // Read only when a tracked file is seeded: this runs at the start of every in-process ask.
+  let record: SeedRecord | undefined;
   for (const which of Object.keys(TEMPLATES) as Which[]) {
     const file = paths.promptFiles[which];
     if (existsSync(file)) continue;
@@ -50,9 +51,12 @@ export function seedPromptFiles(paths: FermixPaths, agentName: string, now: () =
     writePrivateFileAtomically(file, text);
     seeded.push(which);
     const tracked = TRACKED[which];
-    if (tracked) record[tracked] = { sha256: sha256(text), seeded_at: new Date(now()).toISOString() };
+    if (tracked) {
+      record ??= readSeedRecord(paths) ?? {};
+      record[tracked] = { sha256: sha256(text), seeded_at: new Date(now()).toISOString() };
+    }
   }
-  if (seeded.some((which) => TRACKED[which])) {
+  if (record) {
     writePrivateFileAtomically(seedRecordFile(paths), `${JSON.stringify(record, null, 2)}\n`);
   }
   return seeded;
