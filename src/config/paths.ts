@@ -17,8 +17,18 @@ export type FermixPaths = {
   skills: string;
   /** OAuth tokens of plugins, 0600. */
   auth: string;
+  /** One record per running fermix of the child process groups it started, for reaping after a SIGKILL. */
+  children: string;
   /** The plugin store: installed/<name>/<version>/ with a `current` link per plugin, installed.json, a lock. */
-  plugins: { root: string; installed: string; record: string; staging: string; lock: string };
+  plugins: {
+    root: string;
+    installed: string;
+    record: string;
+    staging: string;
+    lock: string;
+    /** The last tools each MCP-rail plugin's server reported, so a one-shot ask can offer them unstarted. */
+    toolCache: string;
+  };
   /** `fermix upgrade`: the binary it replaced, its append-only history, its lock and its in-flight journal. */
   upgrade: { previous: string; history: string; lock: string; journal: string };
   /** Prompt files, seeded once and the owner's afterwards. */
@@ -44,6 +54,7 @@ export function fermixPaths(home: string): FermixPaths {
     secrets: join(home, "secrets"),
     workspace: join(home, "workspace"),
     auth: join(home, "auth.json"),
+    children: join(home, "run", "children"),
     skills: join(home, "skills"),
     plugins: {
       root: join(home, "plugins"),
@@ -51,6 +62,7 @@ export function fermixPaths(home: string): FermixPaths {
       record: join(home, "plugins", "installed.json"),
       staging: join(home, "plugins", "staging"),
       lock: join(home, "plugins", ".lock"),
+      toolCache: join(home, "plugins", "mcp-tools"),
     },
     upgrade: {
       previous: join(home, ".previous"),
