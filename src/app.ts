@@ -26,8 +26,10 @@ import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
 import { captureContent, createTraces } from "./observability/traces.ts";
+import { devLocalRoots } from "./plugins/dev-local.ts";
 import type { PluginRuntime } from "./plugins/plugin-runtime.ts";
 import { pluginsSection, unavailablePluginTool } from "./plugins/prompt-section.ts";
+import type { PluginsReport } from "./protocol/schemas.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
 import { subagentRoutes, validateRouting } from "./providers/routing-config.ts";
 import { WIRES } from "./providers/wires/registry.ts";
@@ -46,6 +48,11 @@ export type AppDeps = {
   logToStderr?: boolean;
   /** Run the ~24 h memory review after turns (the daemon does; a one-shot CLI does not). */
   backgroundReview?: boolean;
+  /**
+   * "daemon" runs MCP plugin servers in the background from boot; "oneshot" (the default, an in-process ask)
+   * starts one only when the model calls one of its tools.
+   */
+  role?: "daemon" | "oneshot";
 };
 
 export type App = {
@@ -66,6 +73,15 @@ export type App = {
   idle(): Promise<void>;
   /** Prepares FERMIX_HOME for a daemon: prompt files seeded, the agent's name reconciled. */
   prepareHome(): void;
+  /** Plugins as this process runs them: their live states, a reload, and the servers' start at boot. */
+  plugins: {
+    report(): Promise<PluginsReport>;
+    reload(): Promise<void>;
+    /** Starts the servers of ready MCP plugins in the background (the daemon at boot); never waits for them. */
+    startServers(): Promise<void>;
+    /** Resolves once no plugin server is starting (each is ready or quarantined). */
+    settled(): Promise<void>;
+  };
   /** Closes memory.db and stops plugin servers; resolves once their process trees are gone. */
   close(): Promise<void>;
 };
@@ -76,6 +92,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const config = await loadConfig(paths.config);
   validateRouting(config, paths.config);
   const now = deps.now ?? Date.now;
+  const role = deps.role ?? "oneshot";
   const knownSecrets: string[] = [];
   const log = createLog({ file: paths.logFile, stderr: deps.logToStderr, secrets: () => knownSecrets });
   const traces = createTraces({
@@ -108,7 +125,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     userHome: deps.env.HOME || homedir(),
     fermixHome: paths.home,
   });
-  // Plugins cost nothing until one is enabled: the host, token store and MCP supervisor are built on first use.
   // Plugins cost nothing until one is enabled: their modules load on the first turn that has one.
   let pluginRuntime: Promise<PluginRuntime> | undefined;
   const plugins = () =>
@@ -120,10 +136,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
         env: deps.env,
         log: log.withTag("plugins"),
         resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
+        role,
       }),
     ));
-  const anyPlugins = (cfg: Config) =>
-    Boolean(cfg.fermix_core?.plugins?.enabled?.length || cfg.fermix_core?.plugins?.dev_local?.length);
+  const anyPlugins = (cfg: Config) => Boolean(cfg.fermix_core?.plugins?.enabled?.length || devLocalRoots(cfg).length);
 
   const remember = (routes: Route[]) => {
     for (const r of routes)
@@ -208,18 +224,22 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const turnRoutes = routes(input.choice);
     prepareHome();
     const { skills: known } = await skills.load();
-    // Enabled plugins and their readiness, as config.toml says now (enable/disable apply on the next turn).
+    // Enabled plugins and their readiness, as config.toml says now (enable/disable apply on the next turn). Once
+    // the runtime exists it is always asked, so disabling the last plugin stops its server.
     const turnConfig = liveConfig();
-    const noPlugins = { summaries: [], tools: [] };
-    const pluginView = !anyPlugins(turnConfig)
-      ? noPlugins
-      : await plugins()
-          .then((runtime) => runtime.forTurn(turnConfig))
-          .catch((err: unknown) => {
-            log.withTag("plugins").warn(`plugins could not be read: ${(err as Error).message}`);
-            return noPlugins;
-          });
-    const pluginStates = pluginView.summaries;
+    const pluginView =
+      pluginRuntime || anyPlugins(turnConfig)
+        ? await plugins()
+            .then((runtime) => runtime.forTurn(turnConfig))
+            .catch((err: unknown) => {
+              log.withTag("plugins").warn(`plugins could not be read: ${(err as Error).message}`);
+              return undefined;
+            })
+        : undefined;
+    const pluginStates = () => pluginView?.summaries() ?? [];
+    // The daemon logs these (once per change); a one-shot ask has only stderr to be loud on.
+    if (role === "oneshot")
+      for (const problem of pluginView?.problems ?? []) input.onNotice?.(`fermix: ${problem.message}`);
     // The "owner" recall scope covers the conversations the owner spoke in.
     memory.noteConversation(input.key, input.caller.trust);
     const result = await runTurn(input, {
@@ -234,9 +254,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
       timezone: config.fermix_core?.personalization?.timezone ?? "America/New_York",
       promptFiles: () => readPromptFiles(paths),
       skillsIndex: (surface) =>
-        [skillsIndex(known, surface), pluginsSection(pluginStates)].filter(Boolean).join("\n\n"),
-      unknownToolHint: (name) => unavailablePluginTool(name, pluginStates),
-      extraTools: pluginView.tools,
+        [skillsIndex(known, surface), pluginsSection(pluginStates())].filter(Boolean).join("\n\n"),
+      unknownToolHint: (name) => unavailablePluginTool(name, pluginStates()),
+      extraTools: pluginView ? () => pluginView.tools() : undefined,
       deferTools: turnConfig.fermix_core?.tools?.tool_search?.enabled !== false,
       compactionThreshold: compaction?.threshold,
       onToolExecution: (e) =>
@@ -294,6 +314,23 @@ export async function createApp(deps: AppDeps): Promise<App> {
       }),
     idle: () => lanes.idle(),
     prepareHome,
+    plugins: {
+      // An idle daemon with no plugin enabled loads nothing for plugins, not even to say so.
+      report: async () => {
+        if (!pluginRuntime && !anyPlugins(liveConfig())) return { active: false, plugins: [], problems: [] };
+        return { active: true, ...(await (await plugins()).report(liveConfig())) };
+      },
+      reload: async () => {
+        if (!pluginRuntime && !anyPlugins(liveConfig())) return;
+        await (await plugins()).reload(liveConfig());
+      },
+      settled: async () => {
+        if (pluginRuntime) await (await pluginRuntime).settled();
+      },
+      startServers: async () => {
+        if (anyPlugins(liveConfig())) await (await plugins()).startServers(liveConfig());
+      },
+    },
     close: async () => {
       database.close();
       if (pluginRuntime) await (await pluginRuntime).stopAll();

@@ -24,10 +24,11 @@ export type ToolExecution = { name: string; durationMs: number; ok: boolean };
 
 export type LoopInput = {
   routes: Route[];
-  system: string;
+  /** A function when the prompt can change between model calls (tools that appear mid-turn). */
+  system: string | (() => string);
   /** The conversation so far, ending with the new user message. */
   messages: Message[];
-  tools: ToolSpec[];
+  tools: ToolSpec[] | (() => ToolSpec[]);
   registry: Registry;
   toolContext: ToolContext;
   router: RouterDeps;
@@ -66,8 +67,10 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
     let text = "";
     let failure: ProviderFailure | undefined;
     const sent = input.digestAboveTokens ? digestOldToolResults(messages, input.digestAboveTokens) : messages;
+    const system = typeof input.system === "function" ? input.system() : input.system;
+    const tools = typeof input.tools === "function" ? input.tools() : input.tools;
     const call = {
-      request: { system: input.system, messages: sent, tools: input.tools.length ? input.tools : undefined },
+      request: { system, messages: sent, tools: tools.length ? tools : undefined },
       signal: input.signal,
       firstCall: iteration === 1,
     };

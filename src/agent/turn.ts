@@ -1,4 +1,4 @@
-import { splitSurface } from "../capabilities/deferral/split.ts";
+import { type SplitSurface, splitSurface } from "../capabilities/deferral/split.ts";
 import { mayUse } from "../capabilities/policy.ts";
 import type { Registry } from "../capabilities/registry.ts";
 import type { AnyTool, Caller, Delegation, DirectoryApprovals, ToolContext } from "../capabilities/tool.ts";
@@ -12,7 +12,7 @@ import type { Log } from "../observability/log.ts";
 import { newSessionId, type Traces } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
-import type { UserMessage } from "../providers/types.ts";
+import type { ToolSpec, UserMessage } from "../providers/types.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
 import { DEFAULT_THRESHOLD } from "./compaction.ts";
@@ -65,8 +65,8 @@ export type TurnDeps = {
   promptFiles?: () => Partial<PromptFiles>;
   /** `## Skills` for this caller's tools: names and descriptions only. */
   skillsIndex?: (surface: readonly AnyTool[]) => string | undefined;
-  /** Tools beyond the registry's for this turn: the ready plugins' tools. */
-  extraTools?: readonly AnyTool[];
+  /** Tools beyond the registry's for this turn: the ready plugins' tools (a function: as they are now). */
+  extraTools?: readonly AnyTool[] | (() => readonly AnyTool[]);
   /** [fermix_core.tools.tool_search] enabled: plugin schemas leave the request behind tool_search (default on). */
   deferTools?: boolean;
   /** What to tell the model about a tool name it cannot use (a disabled plugin's tool: how to enable it). */
@@ -97,24 +97,36 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const history = rows.map((r) => r.message);
   const user: UserMessage = { role: "user", content: [{ type: "text", text: input.text }] };
   // Plugin tools join the built-ins under the same trust rules; their schemas are deferred when they are many.
-  const all = [...deps.registry.surface(caller), ...(deps.extraTools ?? []).filter((t) => mayUse(t, caller))];
-  const split = splitSurface(all, {
-    enabled: deps.deferTools !== false,
-    isDeferrable: (t) => t.policy === "plugin" || t.deferrable === true,
-    weigh: deps.registry.specSize,
-  });
-  const surface = split.callable;
-  const system = buildSystemPrompt({
-    agentName: deps.agentName,
-    now: new Date(deps.now()),
-    timezone: deps.timezone,
-    cwd: caller.cwd,
-    tools: split.sent,
-    deferred: split.deferred,
-    files: deps.promptFiles?.(),
-    skillsIndex: deps.skillsIndex?.(surface),
-    summary,
-  });
+  // They can change while the turn runs (a plugin's server comes up, or a one-shot ask starts one and learns
+  // its real tool list): the next model request then carries the new surface and prompt.
+  const extras = typeof deps.extraTools === "function" ? deps.extraTools : () => deps.extraTools as readonly AnyTool[];
+  let shape:
+    | { extras: readonly AnyTool[] | undefined; split: SplitSurface; system: string; specs: ToolSpec[] }
+    | undefined;
+  const current = () => {
+    const offered = extras();
+    if (shape && shape.extras === offered) return shape;
+    const all = [...deps.registry.surface(caller), ...(offered ?? []).filter((t) => mayUse(t, caller))];
+    const split = splitSurface(all, {
+      enabled: deps.deferTools !== false,
+      isDeferrable: (t) => t.policy === "plugin" || t.deferrable === true,
+      weigh: deps.registry.specSize,
+    });
+    const system = buildSystemPrompt({
+      agentName: deps.agentName,
+      now: new Date(deps.now()),
+      timezone: deps.timezone,
+      cwd: caller.cwd,
+      tools: split.sent,
+      deferred: split.deferred,
+      files: deps.promptFiles?.(),
+      skillsIndex: deps.skillsIndex?.(split.callable),
+      summary,
+    });
+    shape = { extras: offered, split, system, specs: split.sent.map((t) => deps.registry.spec(t)) };
+    return shape;
+  };
+  const first = current();
   const signal = input.signal ?? new AbortController().signal;
   const trace = deps.traces ? { traces: deps.traces, sessionId: newSessionId("main") } : undefined;
   const started = deps.now();
@@ -123,8 +135,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     event: "turn_start",
     channel: input.key.channel,
     trust: caller.trust,
-    tools_sent: split.sent.length,
-    tools_deferred: split.deferred.length,
+    tools_sent: first.split.sent.length,
+    tools_deferred: first.split.deferred.length,
   });
   const toolContext: ToolContext = {
     ...deps.toolEnvironment(),
@@ -133,8 +145,10 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     signal,
     now: deps.now,
     notify: (text) => input.onNotice?.(text),
-    surface: () => surface,
-    deferred: split.deferred,
+    surface: () => current().split.callable,
+    get deferred() {
+      return current().split.deferred;
+    },
     unknownToolHint: deps.unknownToolHint,
     trace,
   };
@@ -150,9 +164,9 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const loopAndCommit = async () => {
     const result = await runToolLoop({
       routes,
-      system,
+      system: () => current().system,
       messages: [...history, user],
-      tools: split.sent.map((t) => deps.registry.spec(t)),
+      tools: () => current().specs,
       registry: deps.registry,
       toolContext,
       router: deps.router,
@@ -194,7 +208,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     provider: done.provider,
     model: done.model,
     turnId: done.turnId,
-    systemTokens: estimateTokens(system),
+    systemTokens: estimateTokens(current().system),
   };
 }
 

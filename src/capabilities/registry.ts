@@ -29,10 +29,9 @@ export function createRegistry(tools: readonly AnyTool[]) {
     spec(tool: AnyTool): ToolSpec {
       let spec = specCache.get(tool);
       if (!spec) {
-        const { $schema: _, ...parameters } = toJsonSchema(tool.parameters, { errorMode: "ignore" }) as Record<
-          string,
-          unknown
-        >;
+        // Plugin and MCP tools declare their JSON Schema; their valibot parameters only say "an object".
+        const { $schema: _, ...parameters } = (tool.jsonSchema ??
+          toJsonSchema(tool.parameters, { errorMode: "ignore" })) as Record<string, unknown>;
         spec = { name: tool.name, description: tool.description, parameters };
         specCache.set(tool, spec);
       }

@@ -1,8 +1,10 @@
+import { basename } from "node:path";
 import { BUNDLED_PLUGINS } from "../plugins/manifest/checks.ts";
 import { PluginRefused, UnknownPlugin } from "../plugins/plugin-host.ts";
-import { statusFix } from "../plugins/readiness.ts";
 import { type CliResult, enable } from "../plugins/settings/cli.ts";
+import type { LivePluginState } from "../protocol/schemas.ts";
 import { one, type PluginContext, pluginContext, settingsDeps } from "./_plugins.ts";
+import { pluginsView, tellDaemonToReload } from "./_plugins-live.ts";
 import { UsageError } from "./exit.ts";
 
 const isBundled = (name: string) => (BUNDLED_PLUGINS as readonly string[]).includes(name);
@@ -13,20 +15,47 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
     case "list":
     case "doctor": {
       const ctx = await pluginContext();
-      await ctx.host.ensureBundled(ctx.config);
-      let states = await ctx.host.states(ctx.config);
-      if (sub === "doctor" && rest[0]) {
-        states = states.filter((s) => s.name === rest[0]);
-        if (!states.length) throw UnknownPlugin(`unknown plugin "${rest[0]}"`, { name: rest[0]! });
+      const view = await pluginsView(ctx);
+      let plugins = view.plugins;
+      const only = sub === "doctor" ? rest[0] : undefined;
+      if (only) {
+        plugins = plugins.filter((s) => s.name === only);
+        if (!plugins.length) throw UnknownPlugin(`unknown plugin "${only}"`, { name: only });
       }
-      const rows = states.map((s) =>
+      const rows = plugins.map((s) =>
         sub === "list"
-          ? [s.name, s.version ?? s.latest ?? "-", s.source, s.enabled ? "enabled" : "disabled", s.status]
-          : [s.name, s.status, s.loadError ?? statusFix(s.name, s.status, s.catalogAuth?.provider ?? undefined)],
+          ? [
+              s.name,
+              s.version ?? "-",
+              s.source,
+              s.enabled ? "enabled" : "disabled",
+              s.status,
+              ...(s.detail ? [s.detail] : []),
+            ]
+          : [s.name, s.status, doctorNote(s)],
       );
+      // dev_local failures are loud (plugins spec): one `folder<TAB>problem` row each, after the plugins.
+      const problems = view.problems.filter((p) => !only || basename(p.folder) === only);
+      rows.push(...problems.map((p) => [p.folder, p.message]));
+      const notes: string[] = [];
+      if (!view.daemon && plugins.some((s) => s.enabled))
+        notes.push(
+          "the daemon is not running: these states come from config.toml; MCP servers start with it (fermix start)",
+        );
       return {
         text: rows.map((r) => r.join("\t")).join("\n"),
-        json: { plugins: states.map(({ manifest, ...s }) => s) },
+        json: { daemon: view.daemon, plugins, problems },
+        notes,
+      };
+    }
+    case "reload": {
+      const ctx = await pluginContext();
+      const told = await tellDaemonToReload(ctx);
+      return {
+        text: told
+          ? "the daemon re-read its plugins; quarantined servers are starting again (fermix plugins list shows them)"
+          : "the daemon is not running; plugins are read when it starts, and by every one-shot ask",
+        json: { reloaded: told, daemon: told },
       };
     }
     case "catalog": {
@@ -62,12 +91,6 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
         json: { installed: active.map((a) => a.record) },
       };
     }
-    case "reload":
-      // The daemon re-reads plugins, their settings and secrets before each turn; there is no cache to drop.
-      return {
-        text: "plugins are re-read on every turn; the next turn sees the current state",
-        json: { reloaded: true },
-      };
     case "install": {
       const [name, version] = splitAt(one(rest, "install NAME[@VER]"));
       const ctx = await pluginContext();
@@ -132,4 +155,12 @@ export async function enableWithInstall(name: string, ctx: PluginContext): Promi
 function splitAt(spec: string): [string, string | undefined] {
   const at = spec.indexOf("@");
   return at < 0 ? [spec, undefined] : [spec.slice(0, at), spec.slice(at + 1) || undefined];
+}
+
+/** doctor's third column: why a plugin does not load, why its server is quarantined, or the fix. */
+function doctorNote(s: LivePluginState): string {
+  if (s.load_error) return s.load_error;
+  if (s.status === "quarantined") return `${s.reason ?? "quarantined"}; ${s.fix ?? ""}`.replace(/; $/, "");
+  if (s.status === "starting") return s.detail ?? "starting";
+  return s.fix ?? "";
 }

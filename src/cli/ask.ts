@@ -12,6 +12,8 @@ import { writeErr, writeOut } from "./output.ts";
 import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
+/** How long a signalled in-process ask gives its plugin servers to stop before they are killed outright. */
+const SIGNAL_GRACE_MS = 2_000;
 
 const command = defineCliCommand({
   meta: {
@@ -127,10 +129,20 @@ async function deliver(
       if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
     }
   }
-  const [{ createApp }, { askLocally }] = await Promise.all([import("../app.ts"), import("../gateway/local-ask.ts")]);
+  const [{ createApp }, { askLocally }, { exitOnTerminationSignals }] = await Promise.all([
+    import("../app.ts"),
+    import("../gateway/local-ask.ts"),
+    import("./termination.ts"),
+  ]);
   const app = await createApp({ env });
+  // A signal cancels the turn and stops the plugin servers this ask started before the process goes.
+  const cancel = new AbortController();
+  exitOnTerminationSignals(async () => {
+    cancel.abort(new Error("interrupted"));
+    await app.close();
+  }, SIGNAL_GRACE_MS);
   try {
-    return await askLocally(app, request, callbacks);
+    return await askLocally(app, request, { ...callbacks, signal: cancel.signal });
   } finally {
     // The answer is printed by the caller; work that follows a reply (compaction) finishes before exit.
     finishing = app.idle().finally(() => app.close());

@@ -1,4 +1,6 @@
 import type { CliResult } from "../plugins/settings/cli.ts";
+import { pluginContext } from "./_plugins.ts";
+import { tellDaemonToReload } from "./_plugins-live.ts";
 import { settingsCommand } from "./_plugins-settings.ts";
 import { storeCommand } from "./_plugins-store.ts";
 import { type ParsedArgs, parseStrict } from "./args.ts";
@@ -34,11 +36,23 @@ const command = defineCliCommand({
     }
     const result = (await storeCommand(sub, rest)) ?? (await settingsCommand(sub, rest));
     if (!result) throw UsageError(`plugins: unknown subcommand "${sub}"\nusage: fermix ${USAGE}`);
+    // The spec: enabling or disabling (or any change to a plugin) asks a running daemon to re-apply its
+    // configuration now, which also starts a quarantined server fresh. Best effort: the change itself is done.
+    if (changesPlugins(sub, rest)) await tellDaemonToReload(await pluginContext()).catch(() => false);
     return print(result, args);
   },
 });
 
 export default command;
+
+const VIEWS = new Set(["list", "doctor", "catalog", "installed", "reload"]);
+
+function changesPlugins(sub: string, rest: string[]): boolean {
+  if (VIEWS.has(sub)) return false;
+  if (sub === "config") return rest[0] === "set";
+  if (sub === "auth") return rest[0] !== "status";
+  return true;
+}
 
 async function print(result: CliResult, args: ParsedArgs): Promise<number> {
   if (args.json) {

@@ -10,13 +10,23 @@ const command = defineCliCommand({
   options: {},
   async run(rawArgs) {
     parseStrict(rawArgs, command.options, "run"); // takes no options: anything else is a usage error
+    // From the very start: a signal that arrives while the daemon is still starting stops it once it has
+    // started, rather than killing the process with plugin servers half-launched. A hangup (the terminal of a
+    // foreground daemon closing) stops it like SIGTERM, servers and all.
+    let running: { stop(): Promise<void> } | undefined;
+    let stopAsked = false;
+    const onSignal = () => {
+      stopAsked = true;
+      void running?.stop();
+    };
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, onSignal);
     try {
       const [{ createApp }, { startDaemon }] = await Promise.all([import("../app.ts"), import("../daemon/server.ts")]);
       const env = processEnv();
       // Lines go to stderr only where someone reads them: a terminal, or systemd's journal (which rotates).
       // A detached start or launchd sends stderr to a file that nothing rotates; fermix.log already has them.
       const logToStderr = isatty(2) || Boolean(env.JOURNAL_STREAM);
-      const app = await createApp({ env, logToStderr, backgroundReview: true });
+      const app = await createApp({ env, logToStderr, backgroundReview: true, role: "daemon" });
       app.prepareHome();
       // An upgrade cut short by a crash is finished (this is the new version, and it started) or undone here.
       const { recoverInterruptedUpgrade } = await import("../upgrade/journal.ts");
@@ -26,12 +36,19 @@ const command = defineCliCommand({
       await import("../plugins/catalog/load-catalog.ts")
         .then(({ loadCatalog }) => loadCatalog())
         .catch((err) => app.log.withTag("plugins").error(`${(err as Error).message}; plugins are unavailable`));
+      // Plugin servers a SIGKILLed daemon (or one-shot ask) left running go before ours start; only groups whose
+      // leader still has the recorded identity, so a reused pid is never hit. A live fermix's record is left alone.
+      const { reapOrphanedGroups } = await import("../plugins/mcp-rail/child-groups.ts");
+      await reapOrphanedGroups({ dir: app.paths.children, log: app.log.withTag("plugins") });
       const daemon = await startDaemon(app);
+      if (stopAsked) void daemon.stop();
+      running = daemon;
+      // In the background: a server that never answers must not hold up the daemon or any turn.
+      void app.plugins
+        .startServers()
+        .catch((err) => app.log.withTag("plugins").error(`plugin servers did not start: ${(err as Error).message}`));
       // The one line a supervisor or a script waits for, whether or not log lines go to stderr.
       if (!logToStderr) await Bun.write(Bun.stderr, `fermix: listening on ${app.paths.socket} (pid ${process.pid})\n`);
-      const onSignal = () => void daemon.stop();
-      process.on("SIGTERM", onSignal);
-      process.on("SIGINT", onSignal);
       await daemon.stopped;
       return EXIT.ok;
     } catch (err) {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
-import type { Status } from "../protocol/schemas.ts";
+import type { LivePluginState, Status } from "../protocol/schemas.ts";
 import { VERSION } from "../version.ts";
 import { parseStrict } from "./args.ts";
 import { defineCliCommand } from "./command.ts";
@@ -20,8 +20,12 @@ const command = defineCliCommand({
     return answerQuery({
       json: args.json === true,
       query: async () => {
-        const status = await connectDaemon().client.status();
-        return { ...status, reconnect: await pluginsToReconnect() };
+        const { client } = connectDaemon();
+        const status = await client.status();
+        // The daemon's own view of its plugins: a server starting or quarantined is news for the owner.
+        const report = await client.plugins().catch(() => undefined);
+        const plugins = report?.active ? report.plugins.filter((p) => p.enabled) : [];
+        return { ...status, reconnect: await pluginsToReconnect(), plugins };
       },
       render: renderStatus,
       toJson: ({ reconnect, ...status }) => ({ ...status, cli_version: VERSION, plugins_needing_reconnect: reconnect }),
@@ -46,7 +50,7 @@ async function pluginsToReconnect(): Promise<string[]> {
   }
 }
 
-function renderStatus(status: Status & { reconnect: string[] }): string {
+function renderStatus(status: Status & { reconnect: string[]; plugins: LivePluginState[] }): string {
   let text = `fermix: running (pid ${status.pid}, version ${status.version}, up ${formatUptime(status.uptime_ms)})\n`;
   text += `providers: ${status.primary_provider ?? "none configured"}`;
   text += status.fallback_providers.length ? ` (fallbacks: ${status.fallback_providers.join(", ")})\n` : "\n";
@@ -56,6 +60,15 @@ function renderStatus(status: Status & { reconnect: string[] }): string {
   }
   for (const name of status.reconnect) {
     text += `plugins: ${name} needs reconnecting — fermix plugins auth reauthorize ${name}\n`;
+  }
+  if (status.plugins.length) {
+    const ready = status.plugins.filter((p) => p.status === "ready").map((p) => p.name);
+    if (ready.length) text += `plugins: ready: ${ready.join(", ")}\n`;
+    for (const p of status.plugins) {
+      if (p.status === "ready" || status.reconnect.includes(p.name)) continue;
+      const detail = p.detail ? ` (${p.detail})` : "";
+      text += `plugins: ${p.name} ${p.status}${detail}${p.fix ? ` — ${p.fix}` : ""}\n`;
+    }
   }
   return text;
 }

@@ -41,6 +41,11 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
         return Response.json(status(state));
       case "POST /v1/ask":
         return await ask(req, state);
+      case "GET /v1/plugins":
+        return Response.json(await state.app.plugins.report());
+      case "POST /v1/plugins/reload":
+        await state.app.plugins.reload();
+        return Response.json(await state.app.plugins.report());
       case "POST /v1/skills/reload":
         return Response.json(reloadReport(await state.app.skills.reload()));
       case "POST /v1/shutdown":

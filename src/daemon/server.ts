@@ -62,10 +62,12 @@ export async function startDaemon(app: App): Promise<RunningDaemon> {
         }),
       ]);
       clearTimeout(timer);
+      // Plugin servers go before the socket does: `fermix stop` waits for the socket to vanish, and must not
+      // return while a server of ours still runs.
+      await app.close();
       removeQuietly(paths.socket);
       release();
       app.log.withTag("daemon").info("stopped");
-      await app.close();
       resolveStopped();
     })();
     return stopping;

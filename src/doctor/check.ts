@@ -3,7 +3,7 @@ import type { FermixPaths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { FermixError } from "../error.ts";
 import type { Catalog } from "../plugins/catalog/load-catalog.ts";
-import type { Status } from "../protocol/schemas.ts";
+import type { PluginsReport, Status } from "../protocol/schemas.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
 
@@ -32,6 +32,8 @@ export type DoctorDeps = {
   which: (command: string) => string | null;
   statfs: (path: string) => { bsize: number; bavail: number };
   daemonStatus: () => Promise<Status>;
+  /** The running daemon's plugins with their live states (absent in tests that have no daemon). */
+  daemonPlugins?: () => Promise<PluginsReport>;
   serviceUnitState: () => Promise<ServiceUnitState>;
   loadCatalog: () => Promise<Catalog>;
 };

@@ -25,6 +25,7 @@ export function defaultDoctorDeps(env: Env, opts: { full: boolean }): DoctorDeps
     which: (command) => Bun.which(command, env.PATH ? { PATH: env.PATH } : undefined),
     statfs: (path) => statfsSync(path),
     daemonStatus: () => createDaemonClient(paths.socket).status(),
+    daemonPlugins: () => createDaemonClient(paths.socket).plugins(),
     serviceUnitState: async () => installedServiceUnit(env, process.platform, serviceBinary),
     loadCatalog: () => loadCatalog(),
   };

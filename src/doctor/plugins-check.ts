@@ -1,10 +1,13 @@
+import { basename } from "node:path";
 import type { Config } from "../config/schema.ts";
 import { createSecretStore } from "../config/secret-store.ts";
+import { type DevLocalProblem, devLocalRoots } from "../plugins/dev-local.ts";
 import { createTokenStore } from "../plugins/oauth/token-store.ts";
 import { createPluginHost, type PluginState } from "../plugins/plugin-host.ts";
 import { statusFix } from "../plugins/readiness.ts";
 import { enabledPlugins } from "../plugins/settings/plugin-config.ts";
 import { createPluginStore } from "../plugins/store/plugin-store.ts";
+import type { PluginsReport } from "../protocol/schemas.ts";
 import { type DoctorContext, type DoctorRow, defineCheck, skippedForConfig } from "./check.ts";
 import { pluginsNeedingReconnect } from "./plugin-reconnect.ts";
 
@@ -19,32 +22,61 @@ export const pluginsCheck = defineCheck({
     if (!ctx.config) return [skippedForConfig("plugins", "plugins")];
     const config = ctx.config;
     const enabled = enabledPlugins(config);
-    const devLocal = config.fermix_core?.plugins?.dev_local ?? [];
+    const devLocal = devLocalRoots(config);
     if (!enabled.length && !devLocal.length) {
       return [{ id: "plugins", title: "plugins", status: "ok", detail: "none enabled" }];
     }
-    if (ctx.full) return fullRows(ctx, config);
+    // A running daemon knows more than config.toml does: whether each server is starting, up or quarantined.
+    const live = await daemonReport(ctx);
+    if (live) {
+      // auth.json says more about a gone sign-in than the ladder, which stops at the first missing step.
+      let stale: string[] = [];
+      try {
+        stale = pluginsNeedingReconnect(config, ctx.paths.auth, new Date(ctx.now()));
+      } catch (err) {
+        return [authFileRow(ctx, err), ...liveRows(live, [])];
+      }
+      return liveRows(live, stale);
+    }
+    const built = pluginHost(ctx, config);
+    // dev_local failures are loud (plugins spec), so they show without --full too; cheap when it is unset.
+    const problems = (await built.host.problems(config)).map((p) => problemRow(p));
+    if (ctx.full) return [...problems, ...(await fullRows(built, config))];
     let stale: string[];
     try {
       stale = pluginsNeedingReconnect(config, ctx.paths.auth, new Date(ctx.now()));
     } catch (err) {
-      return [authFileRow(ctx, err)];
+      return [...problems, authFileRow(ctx, err)];
     }
     if (!stale.length) {
       return [
+        ...problems,
         {
           id: "plugins",
           title: "plugins",
           status: "ok",
-          detail: `${enabled.length} enabled (${enabled.join(", ")}), no sign-in gone stale; --full checks each one's readiness`,
+          detail: `${enabled.length} enabled${enabled.length ? ` (${enabled.join(", ")})` : ""}, no sign-in gone stale; --full checks each one's readiness`,
         },
       ];
     }
-    return stale.map((name) => reconnectRow(name));
+    return [...problems, ...stale.map((name) => reconnectRow(name))];
   },
 });
 
-async function fullRows(ctx: DoctorContext, config: Config): Promise<DoctorRow[]> {
+async function fullRows(built: ReturnType<typeof pluginHost>, config: Config): Promise<DoctorRow[]> {
+  const { ctx, host } = built;
+  // Read-only: bundled plugins are not unpacked here (the daemon does that on first use). A dev_local folder
+  // that does not load already has its problem row.
+  const states = (await host.states(config)).filter(
+    (s) => (s.enabled || s.source === "dev_local") && !(s.source === "dev_local" && s.loadError),
+  );
+  const rows = states.map((s) => stateRow(s));
+  const tokenError = built.tokenError();
+  if (tokenError) rows.unshift(authFileRow(ctx, tokenError));
+  return rows;
+}
+
+function pluginHost(ctx: DoctorContext, config: Config) {
   const tokens = createTokenStore(ctx.paths.auth);
   let tokenError: unknown;
   const host = createPluginHost({
@@ -68,11 +100,70 @@ async function fullRows(ctx: DoctorContext, config: Config): Promise<DoctorRow[]
       }
     },
   });
-  // Read-only: bundled plugins are not unpacked here (the daemon does that on first use).
-  const states = (await host.states(config)).filter((s) => s.enabled || s.source === "dev_local");
-  const rows = states.map((s) => stateRow(s));
-  if (tokenError) rows.unshift(authFileRow(ctx, tokenError));
+  return { ctx, host, tokenError: () => tokenError };
+}
+
+/** The daemon's report when one runs and has plugins enabled; undefined otherwise (or when it does not answer in time). */
+async function daemonReport(ctx: DoctorContext): Promise<PluginsReport | undefined> {
+  if (!ctx.daemonPlugins) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const report = await Promise.race([
+      ctx.daemonPlugins(),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ctx.probeTimeoutMs);
+      }),
+    ]);
+    return report?.active ? report : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function liveRows(report: PluginsReport, stale: readonly string[]): DoctorRow[] {
+  const rows = report.problems.map((p) => problemRow(p));
+  for (const p of report.plugins.filter((s) => s.enabled || s.source === "dev_local")) {
+    const id = `plugins.${p.name}`;
+    if (stale.includes(p.name)) {
+      rows.push(reconnectRow(p.name));
+      continue;
+    }
+    const label = `${p.name}${p.version ? ` ${p.version}` : ""} (${p.source})`;
+    if (p.load_error) {
+      rows.push({ id, title: "plugins", status: "warn", detail: `${label} does not load: ${p.load_error}` });
+    } else if (p.status === "ready") {
+      rows.push({
+        id,
+        title: "plugins",
+        status: "ok",
+        detail: `${label}: ready${p.detail ? `, ${p.detail}` : ""} (in the daemon)`,
+      });
+    } else if (p.status === "starting") {
+      rows.push({
+        id,
+        title: "plugins",
+        status: "ok",
+        detail: `${label}: its server is starting (${p.detail}) in the daemon`,
+      });
+    } else if (p.status === "not_installed" && p.source === "bundled") {
+      rows.push({ id, title: "plugins", status: "ok", detail: `${p.name} (bundled): unpacked when first used` });
+    } else {
+      rows.push({
+        id,
+        title: "plugins",
+        status: "warn",
+        detail: `${label}: ${p.status.replaceAll("_", " ")}${p.detail ? ` — ${p.detail}` : ""}`,
+        ...(p.fix ? { fix: p.fix } : {}),
+      });
+    }
+  }
   return rows;
+}
+
+function problemRow(p: DevLocalProblem): DoctorRow {
+  return { id: `plugins.dev_local.${basename(p.folder)}`, title: "plugins", status: "warn", detail: p.message };
 }
 
 function stateRow(s: PluginState): DoctorRow {

@@ -7,6 +7,7 @@ import { defineError } from "../error.ts";
 import { embeddedTrust } from "../trust/embedded-keys.ts";
 import { verifyArtifact } from "../trust/verify.ts";
 import type { Catalog } from "./catalog/load-catalog.ts";
+import { type DevLocalProblem, devLocalRoots, loadDevLocal } from "./dev-local.ts";
 import { BUNDLED_PLUGINS, compareVersions, coreVersionOf, SUPPORTED_PLUGIN_APIS } from "./manifest/checks.ts";
 import type { Manifest } from "./manifest/schema.ts";
 import { validatePluginDir } from "./manifest/validate.ts";
@@ -144,20 +145,30 @@ export function createPluginHost(deps: PluginHostDeps) {
         description: entry.description || (loaded.ok ? loaded.manifest.description : ""),
       });
     }
-    for (const dir of config.fermix_core?.plugins?.dev_local ?? []) {
-      const loaded = await loadManifest(dir);
-      const name = loaded.ok ? loaded.manifest.name : dir;
-      out.set(name, {
-        name,
+    // A dev_local folder never displaces a bundled or installed plugin (the store's entries have a dir);
+    // a bad one still gets a row, with its loadError, so list and doctor show it.
+    const installed = [...out.values()].filter((e) => e.dir).map((e) => e.name);
+    const dev = await loadDevLocal(devLocalRoots(config), { installed, coreVersion: deps.coreVersion });
+    for (const plugin of dev.plugins) {
+      out.set(plugin.name, {
+        name: plugin.name,
         source: "dev_local",
-        dir,
-        version: loaded.ok ? loaded.manifest.version : undefined,
-        description: loaded.ok ? loaded.manifest.description : "",
-        manifest: loaded.ok ? loaded.manifest : undefined,
-        loadError: loaded.ok ? undefined : loaded.errors.map((e) => `${e.path}: ${e.message}`).join("; "),
+        dir: plugin.dir,
+        version: plugin.manifest?.version,
+        description: plugin.manifest?.description ?? "",
+        manifest: plugin.manifest,
+        loadError: plugin.loadError,
       });
     }
     return [...out.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** What under dev_local did not load. Cheap: no catalog, nothing unpacked, nothing when dev_local is unset. */
+  async function problems(config: Config): Promise<DevLocalProblem[]> {
+    const roots = devLocalRoots(config);
+    if (!roots.length) return [];
+    const installed = (await deps.store.list()).map((a) => a.record.name);
+    return (await loadDevLocal(roots, { installed, coreVersion: deps.coreVersion })).problems;
   }
 
   /** Bundled plugins that are enabled but not unpacked yet are unpacked now (verified like any install). */
@@ -196,7 +207,7 @@ export function createPluginHost(deps: PluginHostDeps) {
    * at all when no plugin is enabled, so a plain `fermix ask` pays nothing for plugins.
    */
   async function activeStates(config: Config): Promise<PluginState[]> {
-    if (!enabledPlugins(config).length && !config.fermix_core?.plugins?.dev_local?.length) return [];
+    if (!enabledPlugins(config).length && !devLocalRoots(config).length) return [];
     await ensureBundled(config).catch(() => {});
     return states(config);
   }
@@ -204,6 +215,7 @@ export function createPluginHost(deps: PluginHostDeps) {
   return {
     install,
     entries,
+    problems,
     states,
     activeStates,
     ensureBundled,

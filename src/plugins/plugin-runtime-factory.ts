@@ -5,11 +5,21 @@ import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
 import { VERSION } from "../version.ts";
 import { loadCatalog } from "./catalog/load-catalog.ts";
-import { createMcpSupervisor } from "./mcp-rail/supervisor.ts";
+import { pluginInputsSignature } from "./inputs-signature.ts";
+import { createChildGroupRecord } from "./mcp-rail/child-groups.ts";
+import { watchGroups } from "./mcp-rail/process-transport.ts";
+import { createMcpSupervisor, DISCOVERY_TIMEOUT_MS } from "./mcp-rail/supervisor.ts";
+import { createToolCache } from "./mcp-rail/tool-cache.ts";
 import { createTokenStore } from "./oauth/token-store.ts";
 import { createPluginHost } from "./plugin-host.ts";
-import { createPluginRuntime, type PluginRuntimeDeps } from "./plugin-runtime.ts";
+import { createPluginRuntime, type PluginRuntime, type PluginRuntimeDeps } from "./plugin-runtime.ts";
 import { createPluginStore } from "./store/plugin-store.ts";
+
+/**
+ * In the daemon a tool call waits this long for a server that is mid-start: a model retrying in a moment
+ * beats a turn that stalls for a whole discovery attempt.
+ */
+const DAEMON_CALL_WAIT_MS = 5_000;
 
 /**
  * Everything plugins need, wired. Kept behind a dynamic import by the composition root: sigstore, tar,
@@ -22,9 +32,31 @@ export function buildPluginRuntime(deps: {
   env: Record<string, string | undefined>;
   log: Log;
   resolveSecret: PluginRuntimeDeps["resolveSecret"];
-}) {
+  /** The daemon runs plugin servers; a one-shot ask starts one only when the model calls its tool. */
+  role: "daemon" | "oneshot";
+}): PluginRuntime {
   const tokens = createTokenStore(deps.paths.auth);
-  return createPluginRuntime({
+  const settings = deps.config.fermix_core?.plugins;
+  const discoveryTimeoutMs = settings?.discovery_timeout_seconds
+    ? settings.discovery_timeout_seconds * 1000
+    : DISCOVERY_TIMEOUT_MS;
+  const toolCache = createToolCache(deps.paths.plugins.toolCache);
+  // On disk, so that the daemon's next start can reap what this process leaves behind if it is SIGKILLed.
+  const record = createChildGroupRecord({
+    dir: deps.paths.children,
+    onError: (err) => deps.log.warn(`could not record a plugin server's process group: ${err.message}`),
+  });
+  watchGroups({ spawned: (pgid, command) => record.add(pgid, command), ended: (pgid) => record.remove(pgid) });
+  let runtime: PluginRuntime | undefined;
+  const mcp = createMcpSupervisor({
+    log: deps.log.withTag("mcp"),
+    discoveryTimeoutMs,
+    maxAttempts: settings?.discovery_attempts,
+    onChange: () => runtime?.serverChanged(),
+    onDiscovered: (plugin, tools) =>
+      toolCache.write({ name: plugin.name, version: plugin.manifest.version, dir: plugin.dir }, tools),
+  });
+  runtime = createPluginRuntime({
     host: createPluginHost({
       paths: deps.paths,
       coreVersion: VERSION,
@@ -34,9 +66,15 @@ export function buildPluginRuntime(deps: {
       tokenState: (name) => tokens.state(name),
     }),
     tokens,
-    mcp: createMcpSupervisor({ log: deps.log.withTag("mcp") }),
+    mcp,
+    toolCache,
     env: deps.env,
     log: deps.log,
     resolveSecret: deps.resolveSecret,
+    serverStart: deps.role === "daemon" ? "eager" : "lazy",
+    // A one-shot ask has nothing else to run its server for: the call may wait out one discovery attempt.
+    callWaitMs: deps.role === "daemon" ? DAEMON_CALL_WAIT_MS : discoveryTimeoutMs,
+    inputsSignature: (config) => pluginInputsSignature(deps.paths, config),
   });
+  return runtime;
 }

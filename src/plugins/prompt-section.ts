@@ -1,6 +1,15 @@
 import type { PluginStatus } from "./readiness.ts";
 
-export type PluginSummary = { name: string; enabled: boolean; status: PluginStatus; tools: readonly string[] };
+export type PluginSummary = {
+  name: string;
+  enabled: boolean;
+  status: PluginStatus;
+  tools: readonly string[];
+  /** For a server starting or quarantined: the attempt, or why. */
+  detail?: string;
+  /** The owner's command that fixes a status. */
+  fix?: string;
+};
 
 /**
  * `## Plugins` in the runtime prompt: a ready plugin's tool names, and `status=` for one that is enabled
@@ -10,9 +19,13 @@ export type PluginSummary = { name: string; enabled: boolean; status: PluginStat
 export function pluginsSection(plugins: readonly PluginSummary[]): string {
   const shown = plugins.filter((p) => p.enabled).sort((a, b) => a.name.localeCompare(b.name));
   if (!shown.length) return "";
-  const lines = shown.map((p) =>
-    p.status === "ready" ? `- ${p.name}: ${p.tools.join(", ")}` : `- ${p.name}: status=${p.status}`,
-  );
+  const lines = shown.map((p) => {
+    if (p.status === "ready") return `- ${p.name}: ${p.tools.join(", ")}`;
+    if (p.status === "starting")
+      return `- ${p.name}: status=starting (${p.detail ?? "launching"}); its tools (${p.tools.join(", ") || "not listed yet"}) work once it is up — if a call says it is starting, try again in a moment`;
+    const why = p.detail ? ` (${p.detail})` : "";
+    return `- ${p.name}: status=${p.status}${why}${p.fix ? `; fix: ${p.fix}` : ""}`;
+  });
   return [
     "## Plugins",
     ...lines,
@@ -26,7 +39,11 @@ export function unavailablePluginTool(tool: string, plugins: readonly PluginSumm
   if (!owner) return undefined;
   if (!owner.enabled)
     return `${tool} belongs to the ${owner.name} plugin, which is disabled; enable it with fermix plugins enable ${owner.name}.`;
+  if (owner.status === "quarantined")
+    return `${tool} belongs to the ${owner.name} plugin, which is quarantined${owner.detail ? `: ${owner.detail}` : ""}. The owner can see why with: fermix plugins doctor ${owner.name}`;
+  if (owner.status === "starting")
+    return `${owner.name} is starting (${owner.detail ?? "launching"}); try ${tool} again in a moment.`;
   if (owner.status !== "ready")
-    return `${tool} belongs to the ${owner.name} plugin, which is not ready (status=${owner.status}).`;
+    return `${tool} belongs to the ${owner.name} plugin, which is not ready (status=${owner.status})${owner.fix ? `; the owner can fix it with: ${owner.fix}` : ""}.`;
   return undefined;
 }

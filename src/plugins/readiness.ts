@@ -12,7 +12,10 @@ export type PluginStatus =
   | "needs_client_config"
   | "needs_auth"
   | "reauthorization_required"
-  | "ready";
+  | "ready"
+  // A ready MCP-rail plugin's server, as the daemon sees it (never from the ladder itself):
+  | "starting"
+  | "quarantined";
 
 export type ReadinessInput = {
   enabled: boolean;
@@ -72,7 +75,10 @@ export function statusFix(name: string, status: PluginStatus, provider?: string)
     case "reauthorization_required":
       return `Reconnect needed: fermix plugins auth reauthorize ${name}`;
     case "ready":
+    case "starting":
       return "";
+    case "quarantined":
+      return `fermix plugins doctor ${name} shows why; fix that, then fermix plugins reload`;
   }
 }
 

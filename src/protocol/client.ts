@@ -9,6 +9,7 @@ import {
   ErrorBody,
   Health,
   Hello,
+  PluginsReport,
   PROTOCOL_HEADER,
   PROTOCOL_VERSION,
   Status,
@@ -54,6 +55,10 @@ export function createDaemonClient(socketPath: string) {
     health: () => json(Health, "/v1/health"),
     status: () => json(Status, "/v1/status"),
     shutdown: () => send("/v1/shutdown", { method: "POST" }).then(() => undefined),
+    /** Each plugin's live state in the daemon: starting (attempt n/N), ready (n tools), quarantined (why). */
+    plugins: () => json(PluginsReport, "/v1/plugins"),
+    /** Re-applies plugin configuration now (starting quarantined servers fresh) and reports the result. */
+    reloadPlugins: () => json(PluginsReport, "/v1/plugins/reload", { method: "POST" }),
 
     /** Runs a turn in the daemon; text deltas go to `onText`, the final answer is returned. */
     async ask(

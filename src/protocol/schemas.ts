@@ -72,3 +72,33 @@ export const Status = v.object({
   active_turns: v.number(),
 });
 export type Status = v.InferOutput<typeof Status>;
+
+/** One plugin's live state (see src/plugins/live-status.ts for what each field means). */
+export const LivePluginState = v.object({
+  name: v.string(),
+  version: v.optional(v.string()),
+  source: v.string(),
+  enabled: v.boolean(),
+  status: v.string(),
+  readiness: v.string(),
+  detail: v.optional(v.string()),
+  attempt: v.optional(v.number()),
+  max_attempts: v.optional(v.number()),
+  tools: v.optional(v.number()),
+  reason: v.optional(v.string()),
+  fix: v.optional(v.string()),
+  load_error: v.optional(v.string()),
+});
+export type LivePluginState = v.InferOutput<typeof LivePluginState>;
+
+/**
+ * `GET /v1/plugins`: every plugin with its state in the running daemon. `active` is false while the daemon has
+ * no plugin enabled (it then loads nothing for plugins, and the list is empty: the CLI computes one itself).
+ */
+export const PluginsReport = v.object({
+  active: v.boolean(),
+  plugins: v.array(LivePluginState),
+  /** dev_local folders that did not load, each with a sentence naming the folder, the problem and the fix. */
+  problems: v.array(v.object({ folder: v.string(), message: v.string() })),
+});
+export type PluginsReport = v.InferOutput<typeof PluginsReport>;

@@ -111,11 +111,18 @@ async function walk(root: string, rel: string, issues: ManifestIssue[]): Promise
   const entries: Dirent[] = await readdir(join(root, rel), { withFileTypes: true });
   for (const entry of entries) {
     const path = rel ? `${rel}/${entry.name}` : entry.name;
-    if (entry.isSymbolicLink())
-      issues.push(fileIssue(path, "is a symlink; plugins may hold only plain files and folders"));
+    if (entry.isSymbolicLink()) issues.push(fileIssue(path, symlinkAdvice(path)));
     else if (entry.isDirectory()) await walk(root, path, issues);
     else if (!entry.isFile()) issues.push(fileIssue(path, "is not a plain file or folder"));
   }
+}
+
+/** One sentence with the way out; npm's bin links are how most authors end up here. */
+function symlinkAdvice(path: string): string {
+  if (path.split("/").includes("node_modules")) {
+    return "is a symlink (npm leaves these in node_modules/.bin) and plugins may hold only plain files and folders, so bundle the server into one file or remove node_modules/.bin (npm install --no-bin-links)";
+  }
+  return "is a symlink and plugins may hold only plain files and folders, so replace it with what it points to (npm's node_modules/.bin links: bundle the server into one file or npm install --no-bin-links)";
 }
 
 async function skillFileIssues(dir: string, skills: unknown): Promise<ManifestIssue[]> {

@@ -7,15 +7,27 @@ export const McpDiscoveryFailed = defineError<{ plugin: string; stderr?: string 
 
 /** A bound on tools/list pages, so a server that keeps returning cursors cannot hold discovery forever. */
 const MAX_LIST_PAGES = 20;
+/** The stderr lines a failed start keeps as its reason: enough to recognise a stack trace's message. */
+const REASON_STDERR_LINES = 5;
+/** Servers announce list changes in bursts (one per registered tool); one re-list after a short quiet is enough. */
+const LIST_CHANGED_DEBOUNCE_MS = 300;
 
 export type DiscoveredTool = { name: string; description: string; inputSchema: object };
 
 /** One running server with its tool list: the unit the supervisor replaces on a crash or a restart. */
-export type McpSession = { client: Client; transport: ProcessTransport; tools: DiscoveredTool[] };
+export type McpSession = {
+  client: Client;
+  transport: ProcessTransport;
+  tools: DiscoveredTool[];
+  /** Lists the server's tools again (after `notifications/tools/list_changed`). */
+  relist(timeoutMs: number): Promise<DiscoveredTool[]>;
+};
 
 /**
  * Spawns the server and runs discovery (initialize, then tools/list) within one deadline. On any failure the
- * process group is torn down before the error is thrown, so a failed attempt leaves nothing running.
+ * process group is torn down before the error is thrown, so a failed attempt leaves nothing running. The error
+ * says what happened in the owner's terms: the exit code and last stderr lines of a server that died, or the
+ * deadline a silent one missed.
  */
 export async function connectOnce(opts: {
   plugin: string;
@@ -24,43 +36,84 @@ export async function connectOnce(opts: {
   onSpawn?: (transport: ProcessTransport) => void;
   /** stderr lines and protocol errors, for the debug log. */
   onDiagnostic?: (line: string) => void;
+  /** The server said its tool list changed; `relist` gets the new one. */
+  onToolsChanged?: () => void;
 }): Promise<McpSession> {
   const transport = new ProcessTransport(opts.spec, opts.onDiagnostic);
-  const client = new Client({ name: "fermix", version: VERSION }, { capabilities: {} });
+  const client = new Client(
+    { name: "fermix", version: VERSION },
+    {
+      capabilities: {},
+      // The SDK only installs this when the server advertises tools.listChanged; we re-list ourselves (paged).
+      listChanged: opts.onToolsChanged
+        ? {
+            tools: {
+              autoRefresh: false,
+              debounceMs: LIST_CHANGED_DEBOUNCE_MS,
+              onChanged: () => opts.onToolsChanged?.(),
+            },
+          }
+        : undefined,
+    },
+  );
   // Protocol noise (a stray non-JSON line on stdout) is worth a log line, not a failed session.
   client.onerror = (err) => opts.onDiagnostic?.(`protocol: ${err.message}`);
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
-  const options = { signal: deadline.signal, timeout: opts.timeoutMs };
   try {
-    const connected = client.connect(transport, options);
+    const connected = client.connect(transport, { signal: deadline.signal, timeout: opts.timeoutMs });
     opts.onSpawn?.(transport);
     await connected;
-    const tools: DiscoveredTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const listed = await client.listTools(cursor ? { cursor } : undefined, options);
-      for (const t of listed.tools) {
-        tools.push({
-          name: t.name,
-          description: t.description ?? "",
-          inputSchema: t.inputSchema ?? { type: "object" },
-        });
-      }
-      cursor = listed.nextCursor;
-      if (!cursor) break;
-    }
-    return { client, transport, tools };
+    const tools = await listAll(client, { signal: deadline.signal, timeout: opts.timeoutMs });
+    return {
+      client,
+      transport,
+      tools,
+      relist: (timeoutMs) => listAll(client, { signal: AbortSignal.timeout(timeoutMs), timeout: timeoutMs }),
+    };
   } catch (err) {
     await transport.kill();
     const stderr = transport.stderr;
-    const why = err instanceof Error ? err.message : String(err);
     throw McpDiscoveryFailed(
-      `${opts.plugin}: discovery failed: ${why}${stderr ? ` (stderr: ${stderr.slice(-300)})` : ""}`,
+      `${opts.plugin}: ${failureReason(err, transport, opts.timeoutMs)}`,
       { plugin: opts.plugin, ...(stderr ? { stderr } : {}) },
       { cause: err },
     );
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function listAll(client: Client, options: { signal: AbortSignal; timeout: number }): Promise<DiscoveredTool[]> {
+  const tools: DiscoveredTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const listed = await client.listTools(cursor ? { cursor } : undefined, options);
+    for (const t of listed.tools) {
+      tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema ?? { type: "object" } });
+    }
+    cursor = listed.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+/** "exited with code 1: Error: Cannot find module …" or "no answer to discovery within 10 s". */
+function failureReason(err: unknown, transport: ProcessTransport, timeoutMs: number): string {
+  const tail = transport.stderr.split("\n").slice(-REASON_STDERR_LINES).join(" | ").slice(-400);
+  const stderr = tail ? `; stderr: ${tail}` : "";
+  const exit = transport.exitStatus;
+  // A server we killed at the deadline also has an exit status (our signal): the deadline is the news then.
+  const timedOut = err instanceof Error && /no answer within|timed out|timeout/i.test(err.message);
+  if (exit && !timedOut) {
+    const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
+    return `the server ${how} during discovery${stderr}`;
+  }
+  if (timedOut) return `no answer to discovery within ${formatSeconds(timeoutMs)}${stderr}`;
+  const why = err instanceof Error ? err.message : String(err);
+  return `discovery failed: ${why}${stderr}`;
+}
+
+function formatSeconds(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

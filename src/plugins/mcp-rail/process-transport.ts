@@ -10,6 +10,38 @@ const STDERR_TAIL_BYTES = 2048;
 
 export type ProcessSpec = { command: string; args: string[]; cwd: string; env: Record<string, string> };
 
+/** Told of every process group this process starts and of its end, e.g. to keep a record a later start can reap. */
+export type GroupWatcher = { spawned(pgid: number, command: string): void; ended(pgid: number): void };
+
+/**
+ * Every server group this process has started and not yet seen end. Process-wide on purpose: a process's
+ * children are process-wide, and the last-resort teardown on exit must find them all, whoever started them.
+ */
+const liveGroups = new Set<number>();
+let watcher: GroupWatcher | undefined;
+
+/** Sets who hears of group starts and ends (the composition root's child-group record). */
+export function watchGroups(next: GroupWatcher | undefined): void {
+  watcher = next;
+}
+
+/** The groups this process started that still run. */
+export function liveGroupCount(): number {
+  return liveGroups.size;
+}
+
+/**
+ * SIGKILLs every group this process started that has not ended: the last resort on exit or on a fatal
+ * signal, when there is no time for a graceful stop. Synchronous, so it works inside an `exit` handler.
+ */
+export function killAllGroupsNow(): void {
+  for (const pgid of liveGroups) signal(-pgid, "SIGKILL");
+}
+
+// Whatever ends this process — process.exit() after an uncaught error, a timeout, the end of a command — takes
+// the groups it started along. Graceful stops run before this; at that point there is nothing left to kill.
+process.on("exit", killAllGroupsNow);
+
 /**
  * A stdio MCP transport whose server runs in its own process group. The SDK's StdioClientTransport cannot do
  * that (and merges the parent's environment in), so a server's helpers would outlive it; here `kill` signals
@@ -25,6 +57,7 @@ export class ProcessTransport implements Transport {
   private exited?: Promise<void>;
   private stderrTail = "";
   private killed?: Promise<void>;
+  private exit?: { code: number | null; signal: NodeJS.Signals | null };
 
   constructor(
     private readonly spec: ProcessSpec,
@@ -40,6 +73,11 @@ export class ProcessTransport implements Transport {
     return this.stderrTail.trim();
   }
 
+  /** How the server ended, once it has: its exit code, or the signal that ended it. */
+  get exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    return this.exit;
+  }
+
   start(): Promise<void> {
     if (this.child) throw new Error("transport already started");
     return new Promise((resolve, reject) => {
@@ -52,12 +90,24 @@ export class ProcessTransport implements Transport {
         shell: false,
       });
       this.child = child;
-      this.exited = new Promise((done) => child.once("exit", () => done()));
+      this.exited = new Promise((done) =>
+        child.once("exit", (code, sig) => {
+          this.exit = { code, signal: sig };
+          done();
+        }),
+      );
       child.once("error", (err) => {
         reject(err);
         this.onerror?.(err);
       });
-      child.once("spawn", () => resolve());
+      child.once("spawn", () => {
+        const pgid = child.pid;
+        if (pgid) {
+          liveGroups.add(pgid);
+          watcher?.spawned(pgid, [this.spec.command, ...this.spec.args].join(" "));
+        }
+        resolve();
+      });
       child.once("exit", () => this.onclose?.());
       child.stdin?.on("error", (err) => this.onerror?.(err));
       child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
@@ -103,6 +153,8 @@ export class ProcessTransport implements Transport {
     // Helpers that ignored SIGTERM, or outlived a server that crashed, go too.
     signal(group, "SIGKILL");
     await this.exited;
+    liveGroups.delete(child.pid);
+    watcher?.ended(child.pid);
     this.buffer.clear();
   }
 

@@ -1,5 +1,5 @@
 import type { Log } from "../../observability/log.ts";
-import { connectOnce, type McpSession } from "./connect.ts";
+import { connectOnce, type DiscoveredTool, type McpSession } from "./connect.ts";
 import { type McpPlugin, McpRuntimeMissing, processSpec } from "./launch.ts";
 import type { ProcessTransport } from "./process-transport.ts";
 import { toolNames } from "./tool-names.ts";
@@ -20,14 +20,26 @@ export type McpTool = {
 export type McpServerHandle = {
   readonly plugin: string;
   readonly status: McpStatus;
-  /** Discovery attempts in the latest (re)connect: 1 for a clean start, 5 before a quarantine. */
+  /** Discovery attempts in the latest (re)connect so far: 1 for a clean start, `maxAttempts` before a quarantine. */
   readonly attempts: number;
-  /** Why the server is quarantined, for doctor and the prompt's status marker. */
+  readonly maxAttempts: number;
+  /** Why the server is quarantined (its exit code and last stderr lines, or the deadline it missed). */
   readonly reason?: string;
   tools(): McpTool[];
   /** Waits out a start or reconnect in progress and returns the status it ended in. */
   ready(): Promise<McpStatus>;
-  call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult>;
+  /** Like ready(), but gives up after `ms` and returns the status then (possibly still `starting`). */
+  waitReady(ms: number, signal?: AbortSignal): Promise<McpStatus>;
+  /**
+   * Calls a tool. A server that is still starting is waited for at most `waitMs` (default: not at all); past
+   * that, or when it is quarantined, the result is a sentence saying so that the model can act on.
+   */
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    opts?: { waitMs?: number },
+  ): Promise<McpCallResult>;
   /** Tears down the whole process tree; resolves once the server has exited. */
   stop(): Promise<void>;
 };
@@ -44,10 +56,17 @@ export type HandleOptions = {
   maxReconnects: number;
   /** …counted afresh once a session has stayed up this long. */
   stableAfterMs: number;
+  /** Every change of status or of the tool list, so whoever offers the tools can recompute once, then. */
+  onChange?: (handle: McpServerHandle) => void;
+  /** A successful discovery's tools, to remember for the next start (a one-shot ask offers them unstarted). */
+  onDiscovered?: (tools: McpTool[]) => void;
 };
 
-/** Starts a plugin's server and resolves once it is ready or quarantined. */
-export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promise<McpServerHandle> {
+/**
+ * Starts a plugin's server in the background and returns its handle at once: nothing waits for discovery
+ * unless it asks to (`ready`, `waitReady`, or a call with `waitMs`).
+ */
+export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHandle {
   const log = opts.log.withTag(plugin.name);
   let status: McpStatus = "starting";
   let attempts = 0;
@@ -63,12 +82,25 @@ export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promi
   const stopped = new Promise<void>((resolve) => {
     wake = resolve;
   });
+  // Resolved and replaced on every change, so waiters can race it against their own deadline.
+  let changed = Promise.withResolvers<void>();
+
+  const notify = () => {
+    changed.resolve();
+    changed = Promise.withResolvers<void>();
+    try {
+      opts.onChange?.(handle);
+    } catch (err) {
+      log.warn(`a status listener failed: ${(err as Error).message}`);
+    }
+  };
 
   const quarantine = (why: string) => {
     status = "quarantined";
     reason = why;
     tools = [];
     log.warn(`quarantined: ${why}`);
+    notify();
   };
 
   /** Discovery with bounded retries: `maxAttempts` in all, backoff × 2^(n−1) between them. */
@@ -86,6 +118,7 @@ export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promi
     let lastError = "";
     for (let n = 1; n <= opts.maxAttempts && !stopping; n++) {
       attempts = n;
+      notify();
       try {
         const next = await connectOnce({
           plugin: plugin.name,
@@ -95,6 +128,7 @@ export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promi
             inFlight = t;
           },
           onDiagnostic: (line) => log.debug(line),
+          onToolsChanged: () => void relist(),
         });
         inFlight = undefined;
         if (stopping) {
@@ -104,25 +138,31 @@ export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promi
         return adopt(next);
       } catch (err) {
         inFlight = undefined;
-        lastError = err instanceof Error ? err.message : String(err);
+        lastError = err instanceof Error ? err.message.replace(`${plugin.name}: `, "") : String(err);
         log.warn(`attempt ${n}/${opts.maxAttempts}: ${lastError}`);
       }
       if (n < opts.maxAttempts && !stopping) await Promise.race([opts.sleep(opts.backoffMs * 2 ** (n - 1)), stopped]);
     }
-    if (!stopping) quarantine(`no answer to discovery after ${attempts} attempts: ${lastError}`);
+    if (!stopping) quarantine(`${attempts} discovery attempts failed; the last: ${lastError}`);
+  };
+
+  const named = (discovered: DiscoveredTool[]): McpTool[] => {
+    const names = toolNames(
+      plugin.name,
+      discovered.map((t) => t.name),
+    );
+    return discovered.map((t, i) => ({ ...t, name: names[i]!, mcpName: t.name }));
   };
 
   const adopt = (next: McpSession) => {
     session = next;
-    const names = toolNames(
-      plugin.name,
-      next.tools.map((t) => t.name),
-    );
-    tools = next.tools.map((t, i) => ({ ...t, name: names[i]!, mcpName: t.name }));
+    tools = named(next.tools);
     status = "ready";
     reason = undefined;
     upSince = opts.now();
     log.info(`ready with ${tools.length} tools (attempt ${attempts})`);
+    opts.onDiscovered?.(tools);
+    notify();
     // The process exiting (or its pipes breaking) after a good start is a transport blip: reconnect, bounded.
     next.client.onclose = () => {
       if (stopping || session !== next) return;
@@ -132,13 +172,32 @@ export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promi
     };
   };
 
+  /** `notifications/tools/list_changed`: the new list replaces the old one, for the next model request on. */
+  const relist = async () => {
+    const current = session;
+    if (!current || stopping) return;
+    try {
+      const listed = await current.relist(opts.discoveryTimeoutMs);
+      if (session !== current) return;
+      tools = named(listed);
+      log.info(`tool list changed: now ${tools.length} tools`);
+      opts.onDiscovered?.(tools);
+      notify();
+    } catch (err) {
+      log.warn(`re-listing tools after a change failed: ${(err as Error).message}`);
+    }
+  };
+
   const reconnect = async (dead: McpSession) => {
     status = "starting";
+    notify();
     await dead.transport.kill(); // helpers the crashed server left in its group
     if (opts.now() - upSince >= opts.stableAfterMs) reconnects = 0;
     reconnects++;
     if (reconnects > opts.maxReconnects) {
-      quarantine(`exited ${reconnects} times in a row; not restarting`);
+      const exit = dead.transport.exitStatus;
+      const how = exit?.code != null ? ` (last exit code ${exit.code})` : "";
+      quarantine(`exited ${reconnects} times in a row${how}; not restarting`);
       return;
     }
     log.warn(`server exited; reconnecting (${reconnects}/${opts.maxReconnects})`);
@@ -146,6 +205,29 @@ export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promi
   };
 
   const failure = (text: string): McpCallResult => ({ content: text, isError: true });
+
+  const waitReady = async (ms: number, signal?: AbortSignal): Promise<McpStatus> => {
+    if (status !== "starting") return status;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const given = Promise.withResolvers<void>();
+    timer = setTimeout(given.resolve, ms);
+    const onAbort = () => given.resolve();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let waiting = true;
+    void given.promise.then(() => {
+      waiting = false;
+    });
+    try {
+      while (status === "starting" && waiting && !signal?.aborted) {
+        await Promise.race([changed.promise, stopped, given.promise]);
+      }
+    } finally {
+      clearTimeout(timer);
+      timer = undefined;
+      signal?.removeEventListener("abort", onAbort);
+    }
+    return status;
+  };
 
   const handle: McpServerHandle = {
     plugin: plugin.name,
@@ -155,19 +237,36 @@ export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promi
     get attempts() {
       return attempts;
     },
+    maxAttempts: opts.maxAttempts,
     get reason() {
       return reason;
     },
     tools: () => tools.map((t) => ({ ...t })),
-    ready: () => settled.then(() => status),
-    async call(name, args, signal) {
-      if (status === "starting") await settled;
+    ready: async () => {
+      while (status === "starting") await Promise.race([settled, changed.promise, stopped]);
+      return status;
+    },
+    waitReady,
+    async call(name, args, signal, callOpts = {}) {
+      if (status === "starting" && callOpts.waitMs) await waitReady(callOpts.waitMs, signal);
       const current = session;
+      if (status === "starting") {
+        return failure(
+          `${plugin.name} is starting (discovery attempt ${attempts}/${opts.maxAttempts}); try ${name} again in a moment.`,
+        );
+      }
       if (status !== "ready" || !current) {
-        return failure(`${plugin.name} is ${status}${reason ? `: ${reason}` : ""}; it cannot run ${name}`);
+        return failure(
+          status === "quarantined"
+            ? `${plugin.name} is quarantined: ${reason}. It cannot run ${name}; the owner can see why with: fermix plugins doctor ${plugin.name}`
+            : `${plugin.name} is ${status}; it cannot run ${name}.`,
+        );
       }
       const tool = tools.find((t) => t.name === name);
-      if (!tool) return failure(`${plugin.name} has no tool ${name}`);
+      if (!tool) {
+        const known = tools.map((t) => t.name).join(", ");
+        return failure(`${plugin.name} has no tool ${name}; its tools are: ${known || "(none)"}.`);
+      }
       try {
         const result = await current.client.callTool({ name: tool.mcpName, arguments: args }, undefined, {
           signal,
@@ -188,12 +287,12 @@ export async function startServer(plugin: McpPlugin, opts: HandleOptions): Promi
       session = undefined;
       tools = [];
       status = "stopped";
+      notify();
       await Promise.all([inFlight?.kill(), current?.transport.kill()]);
       await settled;
     },
   };
 
-  settled = discover();
-  await settled;
+  settled = discover().catch((err) => quarantine(`could not start: ${(err as Error).message}`));
   return handle;
 }

@@ -1,6 +1,6 @@
 import type { Log } from "../../observability/log.ts";
 import type { McpPlugin } from "./launch.ts";
-import { type HandleOptions, type McpServerHandle, startServer } from "./server-handle.ts";
+import { type HandleOptions, type McpServerHandle, type McpTool, startServer } from "./server-handle.ts";
 
 export type { McpPlugin } from "./launch.ts";
 export type { McpServerHandle, McpStatus, McpTool } from "./server-handle.ts";
@@ -13,17 +13,26 @@ export type McpSupervisorDeps = {
   log?: Log;
   /** The deadline for one attempt's initialize + tools/list. */
   discoveryTimeoutMs?: number;
+  /** Discovery attempts before a quarantine. */
+  maxAttempts?: number;
   callTimeoutMs?: number;
   maxReconnects?: number;
+  /** Told of every status or tool-list change of any server (see HandleOptions.onChange). */
+  onChange?: (handle: McpServerHandle) => void;
+  /** Told of every successful discovery, with the plugin's tools. */
+  onDiscovered?: (plugin: McpPlugin, tools: McpTool[]) => void;
 };
 
 export type McpSupervisor = {
   /**
-   * Starts a plugin's server and resolves once it is ready or quarantined. A plugin already running (or
+   * Starts a plugin's server in the background and resolves with its handle as soon as the process is being
+   * launched — never after discovery (`handle.ready()` waits for that). A plugin already running (or
    * quarantined) is stopped first and started fresh: this is what enable, disable-then-enable and restart do.
    */
   start(plugin: McpPlugin): Promise<McpServerHandle>;
   get(name: string): McpServerHandle | undefined;
+  /** Every server handle this supervisor holds now. */
+  all(): McpServerHandle[];
   /** Stops one plugin's server, if it has one. */
   stop(name: string): Promise<void>;
   stopAll(): Promise<void>;
@@ -32,6 +41,11 @@ export type McpSupervisor = {
 /** The reference implementation's schedule: 5 attempts, 500 ms × 2^(n−1) between them (500, 1000, 2000, 4000). */
 export const DISCOVERY_ATTEMPTS = 5;
 export const DISCOVERY_BACKOFF_MS = 500;
+/**
+ * One attempt's deadline. 10 s covers a cold `npx`/`uvx` start on a slow disk, and keeps a server that hangs
+ * quarantined within about a minute (5 × 10 s + 7.5 s of backoff) instead of the reference's two and a half.
+ */
+export const DISCOVERY_TIMEOUT_MS = 10_000;
 
 const silent: Log = { debug() {}, info() {}, warn() {}, error() {}, withTag: () => silent };
 
@@ -42,19 +56,20 @@ const silent: Log = { debug() {}, info() {}, warn() {}, error() {}, withTag: () 
  * @example
  * const mcp = createMcpSupervisor({ log });
  * const obsidian = await mcp.start({ name: "obsidian", dir, manifest, configValues: { VAULT_PATH }, env: process.env });
- * if (obsidian.status === "ready") for (const t of obsidian.tools()) register(t.name, t.inputSchema);
+ * if ((await obsidian.ready()) === "ready") for (const t of obsidian.tools()) register(t.name, t.inputSchema);
  */
 export function createMcpSupervisor(deps: McpSupervisorDeps = {}): McpSupervisor {
   const options: HandleOptions = {
     now: deps.now ?? Date.now,
     sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     log: (deps.log ?? silent).withTag("mcp"),
-    discoveryTimeoutMs: deps.discoveryTimeoutMs ?? 30_000,
+    discoveryTimeoutMs: deps.discoveryTimeoutMs ?? DISCOVERY_TIMEOUT_MS,
     callTimeoutMs: deps.callTimeoutMs ?? 120_000,
-    maxAttempts: DISCOVERY_ATTEMPTS,
+    maxAttempts: deps.maxAttempts ?? DISCOVERY_ATTEMPTS,
     backoffMs: DISCOVERY_BACKOFF_MS,
     maxReconnects: deps.maxReconnects ?? 5,
     stableAfterMs: 60_000,
+    onChange: deps.onChange,
   };
   const handles = new Map<string, McpServerHandle>();
   // One start/stop at a time per plugin, so a restart never races the start it replaces.
@@ -79,11 +94,15 @@ export function createMcpSupervisor(deps: McpSupervisorDeps = {}): McpSupervisor
     start: (plugin) =>
       serial(plugin.name, async () => {
         await stopOne(plugin.name);
-        const handle = await startServer(plugin, options);
+        const handle = startServer(plugin, {
+          ...options,
+          onDiscovered: deps.onDiscovered ? (tools) => deps.onDiscovered?.(plugin, tools) : undefined,
+        });
         handles.set(plugin.name, handle);
         return handle;
       }),
     get: (name) => handles.get(name),
+    all: () => [...handles.values()],
     stop: (name) => serial(name, () => stopOne(name)),
     stopAll: async () => {
       await Promise.all(

@@ -19,8 +19,8 @@ export type PluginEdit = { file: string; changed: boolean };
 
 const PLUGINS = "fermix_core.plugins";
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;
-// [fermix_core.plugins] holds these two keys next to the per-plugin tables, so no plugin can be called that.
-const RESERVED = new Set(["enabled", "dev_local"]);
+// [fermix_core.plugins] holds these keys next to the per-plugin tables, so no plugin can be called that.
+const RESERVED = new Set(["enabled", "dev_local", "discovery_timeout_seconds", "discovery_attempts"]);
 
 export function checkPluginName(name: string): string {
   if (!NAME.test(name) || RESERVED.has(name)) {

@@ -77,3 +77,32 @@ export function isGone(pid: number): boolean {
     return true;
   }
 }
+
+/** The MCP reference server from node_modules, run over stdio. */
+export const EVERYTHING = join(
+  import.meta.dir,
+  "../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+);
+
+/**
+ * server-everything as an mcp-rail plugin folder `<root>/everything` that declares one of its tools (echo);
+ * its manifest passes the install-time rules as written.
+ */
+export async function writeEverythingPlugin(root: string): Promise<{ dir: string; manifest: Manifest }> {
+  const dir = join(root, "everything");
+  await mkdir(dir, { recursive: true });
+  const manifest = {
+    schema_version: 2,
+    name: "everything",
+    display_name: "Everything",
+    description: "The MCP reference test server.",
+    category: "developer",
+    version: "1.0.0",
+    min_core_version: "0.1.0",
+    plugin_api: 2,
+    runtime: { kind: "node", command: "node", args: [EVERYTHING, "stdio"] },
+    tools: [{ name: "everything_echo", description: "Echo a message.", read_only: true, rail: "mcp" }],
+  };
+  await writeFile(join(dir, "plugin.json"), JSON.stringify(manifest));
+  return { dir, manifest: await loadManifest(dir, "everything") };
+}

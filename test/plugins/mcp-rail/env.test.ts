@@ -19,6 +19,7 @@ async function serverEnvOf(passEnv: string[]) {
     configValues: { MODE: "normal", HELPER: false, UNDECLARED_KEY: "x" },
     env: daemonEnv,
   });
+  await handle.ready();
   expect(handle.status).toBe("ready");
   const env = JSON.parse((await handle.call("probe_env", {})).content) as Record<string, string>;
   const cwd = (await handle.call("probe_cwd", {})).content;

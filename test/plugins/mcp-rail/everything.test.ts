@@ -1,36 +1,14 @@
 import { expect, test } from "bun:test";
-import { mkdir, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import { createMcpSupervisor } from "../../../src/plugins/mcp-rail/supervisor.ts";
 import { cleanupAfterEach } from "../../fixture/cleanup.ts";
-import { loadManifest, tempDir } from "./_fixture.ts";
+import { tempDir, writeEverythingPlugin } from "./_fixture.ts";
 
 const defer = cleanupAfterEach();
-const EVERYTHING = resolve(
-  import.meta.dir,
-  "../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-);
 
-/** The reference MCP server as an mcp-rail plugin; its manifest passes the install-time rules as written. */
 async function everythingPlugin() {
   const root = await tempDir("fermix-mcp-everything-");
   defer(root.remove);
-  const dir = join(root.path, "everything");
-  await mkdir(dir);
-  const manifest = {
-    schema_version: 2,
-    name: "everything",
-    display_name: "Everything",
-    description: "The MCP reference test server.",
-    category: "developer",
-    version: "1.0.0",
-    min_core_version: "0.1.0",
-    plugin_api: 2,
-    runtime: { kind: "node", command: "node", args: [EVERYTHING, "stdio"] },
-    tools: [{ name: "everything_echo", description: "Echo a message.", read_only: true, rail: "mcp" }],
-  };
-  await writeFile(join(dir, "plugin.json"), JSON.stringify(manifest));
-  return { dir, manifest: await loadManifest(dir, "everything") };
+  return writeEverythingPlugin(root.path);
 }
 
 test("server-everything: tools are discovered with sanitised names and can be called", async () => {
@@ -42,6 +20,7 @@ test("server-everything: tools are discovered with sanitised names and can be ca
     configValues: {},
     env: process.env,
   });
+  await handle.ready();
   expect(handle.status).toBe("ready");
 
   const tools = handle.tools();

@@ -62,6 +62,7 @@ test.skipIf(!vendorTarget())("a vendored command runs from bin/<target>/", async
   const supervisor = createMcpSupervisor();
   defer(() => supervisor.stopAll());
   const handle = await supervisor.start(plugin);
+  await handle.ready();
   expect(handle.status).toBe("ready");
   expect(await handle.call("vendored_echo", { message: "v" })).toEqual({ content: "echo: v" });
 });
@@ -79,6 +80,7 @@ test("a runtime that is not installed is quarantined at once, without retries", 
     configValues: {},
     env: process.env,
   });
+  await handle.ready();
   expect(handle.status).toBe("quarantined");
   expect(handle.attempts).toBe(0);
   expect(handle.reason).toContain("no-such-runtime-x is not on PATH");

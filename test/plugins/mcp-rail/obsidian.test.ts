@@ -31,6 +31,7 @@ async function obsidian(): Promise<{ handle: McpServerHandle; vault: string; out
     configValues: { VAULT_PATH: vault },
     env: process.env,
   });
+  await handle.ready();
   expect(handle.status).toBe("ready");
   return { handle, vault, outside: root.path };
 }
@@ -107,6 +108,7 @@ describe("obsidian plugin end to end", () => {
       configValues: {},
       env: process.env,
     });
+    await handle.ready();
     const result = await handle.call("obsidian_list_notes", {});
     expect(result.isError).toBe(true);
     expect(result.content).toContain("fermix plugins config set obsidian VAULT_PATH");
@@ -122,6 +124,7 @@ describe("obsidian plugin end to end", () => {
       configValues: { VAULT_PATH: "src" },
       env: process.env,
     });
+    await handle.ready();
     const result = await handle.call("obsidian_list_notes", {});
     expect(result.isError).toBe(true);
     expect(result.content).toContain("must be an absolute path");

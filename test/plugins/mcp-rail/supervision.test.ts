@@ -23,8 +23,16 @@ async function setup(deps: McpSupervisorDeps = {}) {
   defer(() => supervisor.stopAll());
   const plugin = await writeMcpPlugin(root.path, "fake");
   const pidLog = join(root.path, "pids.log");
-  const start = (config: Record<string, string | boolean>) =>
-    supervisor.start({ name: "fake", ...plugin, configValues: { PID_LOG: pidLog, ...config }, env: process.env });
+  const start = async (config: Record<string, string | boolean>) => {
+    const handle = await supervisor.start({
+      name: "fake",
+      ...plugin,
+      configValues: { PID_LOG: pidLog, ...config },
+      env: process.env,
+    });
+    await handle.ready();
+    return handle;
+  };
   return { supervisor, sleeps, pidLog, start };
 }
 
@@ -37,7 +45,8 @@ describe("discovery retries", () => {
     expect(handle.attempts).toBe(5);
     expect(sleeps).toEqual([500, 1000, 2000, 4000]);
     expect(handle.tools()).toEqual([]);
-    expect(handle.reason).toContain("5 attempts");
+    expect(handle.reason).toContain("5 discovery attempts failed");
+    expect(handle.reason).toContain("no answer to discovery within 400 ms");
     const pids = await loggedPids(pidLog);
     expect(pids).toHaveLength(10); // each attempt: the server and its helper
     expect(pids.filter((pid) => !isGone(pid))).toEqual([]);

@@ -21,7 +21,7 @@ enabled = [
   "github",   # work
   # "notion", later
 ]
-# dev_local = ["/src/my-plugin"]
+# dev_local = "/src/fermix-plugins/plugins"
 
 [fermix_core.plugins.slack]
 # the channel the agent posts to
