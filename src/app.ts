@@ -255,7 +255,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       promptFiles: () => readPromptFiles(paths),
       skillsIndex: (surface) =>
         [skillsIndex(known, surface), pluginsSection(pluginStates())].filter(Boolean).join("\n\n"),
-      unknownToolHint: (name) => unavailablePluginTool(name, pluginStates()),
+      // A turn reads only the plugins on this machine; a catalog plugin that is disabled is looked up when named.
+      unknownToolHint: async (name) =>
+        unavailablePluginTool(name, pluginStates()) ??
+        (pluginRuntime ? await (await pluginRuntime).catalogHint(name, turnConfig) : undefined),
       extraTools: pluginView ? () => pluginView.tools() : undefined,
       deferTools: turnConfig.fermix_core?.tools?.tool_search?.enabled !== false,
       compactionThreshold: compaction?.threshold,

@@ -70,7 +70,7 @@ export type TurnDeps = {
   /** [fermix_core.tools.tool_search] enabled: plugin schemas leave the request behind tool_search (default on). */
   deferTools?: boolean;
   /** What to tell the model about a tool name it cannot use (a disabled plugin's tool: how to enable it). */
-  unknownToolHint?: (name: string) => string | undefined;
+  unknownToolHint?: (name: string) => string | undefined | Promise<string | undefined>;
   /** Share of the context window above which old tool results are digested inside one turn. */
   compactionThreshold?: number;
   routes: (choice: RouteChoice) => Route[];

@@ -58,7 +58,7 @@ export function createRegistry(tools: readonly AnyTool[]) {
       // A tool outside it is reported exactly like one that does not exist.
       const tool = ctx.surface().find((t) => t.name === call.name);
       if (!tool || !mayUse(tool, ctx.caller)) {
-        const hint = ctx.caller.trust === "operator" ? ctx.unknownToolHint?.(call.name) : undefined;
+        const hint = ctx.caller.trust === "operator" ? await ctx.unknownToolHint?.(call.name) : undefined;
         return done({ isError: true, content: hint ?? `There is no tool named "${call.name}" available here.` });
       }
       const parsed = v.safeParse(tool.parameters, call.arguments);

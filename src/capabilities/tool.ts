@@ -54,7 +54,7 @@ export type ToolContext = {
   /** Tools whose schemas stay out of the provider request, reached through tool_search / tool_call. */
   deferred?: readonly AnyTool[];
   /** What to say about a tool name outside the surface, when there is more to say than "no such tool". */
-  unknownToolHint?: (name: string) => string | undefined;
+  unknownToolHint?: (name: string) => string | undefined | Promise<string | undefined>;
   /** Starts subagents (absent where delegation is not wired, e.g. in some tests). */
   delegation?: Delegation;
   /** Durable facts and recall (absent where memory is not wired; the memory tools then say so). */

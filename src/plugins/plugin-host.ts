@@ -4,8 +4,6 @@ import type { FermixPaths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { SecretStore } from "../config/secret-store.ts";
 import { defineError } from "../error.ts";
-import { embeddedTrust } from "../trust/embedded-keys.ts";
-import { verifyArtifact } from "../trust/verify.ts";
 import type { Catalog } from "./catalog/load-catalog.ts";
 import { type DevLocalProblem, devLocalRoots, loadDevLocal } from "./dev-local.ts";
 import { BUNDLED_PLUGINS, compareVersions, coreVersionOf, SUPPORTED_PLUGIN_APIS } from "./manifest/checks.ts";
@@ -58,6 +56,8 @@ export type PluginHostDeps = {
  */
 export function createPluginHost(deps: PluginHostDeps) {
   const core = coreVersionOf(deps.coreVersion) ?? "0.0.0";
+  /** The dev_local problems the latest entries() found, for the config it was given. */
+  let lastDevLocal: { config: Config; problems: DevLocalProblem[] } | undefined;
 
   async function install(
     name: string,
@@ -96,6 +96,11 @@ export function createPluginHost(deps: PluginHostDeps) {
       );
     }
     const file = await catalog.artifact(name, wanted);
+    // sigstore is loaded for an install only: reading plugin states never needs it.
+    const [{ embeddedTrust }, { verifyArtifact }] = await Promise.all([
+      import("../trust/embedded-keys.ts"),
+      import("../trust/verify.ts"),
+    ]);
     return deps.store.install({
       name,
       version: wanted,
@@ -113,10 +118,12 @@ export function createPluginHost(deps: PluginHostDeps) {
   }
 
   /** Every plugin fermix can name: bundled, installed, dev_local, and the rest of the catalog. */
-  async function entries(config: Config): Promise<PluginEntry[]> {
-    const catalog = await deps.catalog();
+  async function entries(config: Config, opts: { catalog?: boolean } = {}): Promise<PluginEntry[]> {
     const out = new Map<string, PluginEntry>();
-    for (const plugin of catalog.plugins) {
+    // What a turn needs is on this machine (store, dev_local); the catalog, and sigstore to check it, only names
+    // the plugins not installed yet.
+    const catalogPlugins = opts.catalog === false ? [] : (await deps.catalog()).plugins;
+    for (const plugin of catalogPlugins) {
       const bundled = (BUNDLED_PLUGINS as readonly string[]).includes(plugin.name);
       out.set(plugin.name, {
         name: plugin.name,
@@ -128,7 +135,11 @@ export function createPluginHost(deps: PluginHostDeps) {
     }
     for (const active of await deps.store.list()) {
       const name = active.record.name;
-      const entry = out.get(name) ?? { name, source: "installed" as const, description: "" };
+      const entry = out.get(name) ?? {
+        name,
+        source: (BUNDLED_PLUGINS as readonly string[]).includes(name) ? ("bundled" as const) : ("installed" as const),
+        description: "",
+      };
       const record = active.record;
       const incompatible =
         !(SUPPORTED_PLUGIN_APIS as readonly number[]).includes(record.plugin_api) ||
@@ -149,6 +160,7 @@ export function createPluginHost(deps: PluginHostDeps) {
     // a bad one still gets a row, with its loadError, so list and doctor show it.
     const installed = [...out.values()].filter((e) => e.dir).map((e) => e.name);
     const dev = await loadDevLocal(devLocalRoots(config), { installed, coreVersion: deps.coreVersion });
+    lastDevLocal = { config, problems: dev.problems };
     for (const plugin of dev.plugins) {
       out.set(plugin.name, {
         name: plugin.name,
@@ -167,6 +179,8 @@ export function createPluginHost(deps: PluginHostDeps) {
   async function problems(config: Config): Promise<DevLocalProblem[]> {
     const roots = devLocalRoots(config);
     if (!roots.length) return [];
+    // Callers read the states, then the problems: the folders were just validated, once is enough.
+    if (lastDevLocal?.config === config) return lastDevLocal.problems;
     const installed = (await deps.store.list()).map((a) => a.record.name);
     return (await loadDevLocal(roots, { installed, coreVersion: deps.coreVersion })).problems;
   }
@@ -180,9 +194,11 @@ export function createPluginHost(deps: PluginHostDeps) {
     }
   }
 
-  async function states(config: Config): Promise<PluginState[]> {
+  async function states(config: Config, opts: { catalog?: boolean } = {}): Promise<PluginState[]> {
     const enabled = new Set(enabledPlugins(config));
-    return (await entries(config)).map((entry) => {
+    return (await entries(config, opts)).map((entry) => {
+      // A disabled plugin is just that: no secret lookup (a keyring call each) or runtime probe for it.
+      if (!enabled.has(entry.name)) return { ...entry, enabled: false, status: "disabled" as const };
       const manifest = entry.manifest;
       const provider = manifest?.auth.type === "oauth2" ? (manifest.auth as { provider?: string }).provider : undefined;
       const client = provider ? config.fermix_core?.oauth?.[provider] : undefined;
@@ -209,7 +225,14 @@ export function createPluginHost(deps: PluginHostDeps) {
   async function activeStates(config: Config): Promise<PluginState[]> {
     if (!enabledPlugins(config).length && !devLocalRoots(config).length) return [];
     await ensureBundled(config).catch(() => {});
-    return states(config);
+    const found = await states(config, { catalog: false });
+    // An enabled plugin that is on this machine nowhere: not installed (the catalog is not read to say so).
+    const missing = enabledPlugins(config)
+      .filter((name) => !found.some((s) => s.name === name))
+      .map(
+        (name): PluginState => ({ name, source: "catalog", description: "", enabled: true, status: "not_installed" }),
+      );
+    return [...found, ...missing];
   }
 
   return {

@@ -4,10 +4,9 @@ import { createSecretStore } from "../config/secret-store.ts";
 import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
 import { VERSION } from "../version.ts";
-import { loadCatalog } from "./catalog/load-catalog.ts";
 import { pluginInputsSignature } from "./inputs-signature.ts";
 import { createChildGroupRecord } from "./mcp-rail/child-groups.ts";
-import { watchGroups } from "./mcp-rail/process-transport.ts";
+import { watchGroups } from "./mcp-rail/process-groups.ts";
 import { createMcpSupervisor, DISCOVERY_TIMEOUT_MS } from "./mcp-rail/supervisor.ts";
 import { createToolCache } from "./mcp-rail/tool-cache.ts";
 import { createTokenStore } from "./oauth/token-store.ts";
@@ -60,7 +59,8 @@ export function buildPluginRuntime(deps: {
     host: createPluginHost({
       paths: deps.paths,
       coreVersion: VERSION,
-      catalog: () => loadCatalog({ net: deps.net }),
+      // The catalog (and sigstore, to check its signature) loads only when something asks for it.
+      catalog: () => import("./catalog/load-catalog.ts").then(({ loadCatalog }) => loadCatalog({ net: deps.net })),
       store: createPluginStore({ paths: deps.paths.plugins }),
       secrets: createSecretStore({ secretsDir: deps.paths.secrets, profile: deps.config.fermix_core?.profile }),
       tokenState: (name) => tokens.state(name),

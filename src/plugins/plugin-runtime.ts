@@ -8,11 +8,10 @@ import type { McpPlugin } from "./mcp-rail/launch.ts";
 import type { McpServerHandle, McpSupervisor } from "./mcp-rail/supervisor.ts";
 import type { ToolCache } from "./mcp-rail/tool-cache.ts";
 import { type KnownMcpTool, mcpPluginTools } from "./mcp-tools.ts";
-import { refresh as refreshToken } from "./oauth/login.ts";
 import type { TokenStore } from "./oauth/token-store.ts";
 import type { PluginHost, PluginState } from "./plugin-host.ts";
 import { httpPluginTools } from "./plugin-tools.ts";
-import type { PluginSummary } from "./prompt-section.ts";
+import { type PluginSummary, unavailablePluginTool } from "./prompt-section.ts";
 import { pluginConfigValues } from "./settings/plugin-config.ts";
 
 export type PluginRuntimeDeps = {
@@ -245,6 +244,7 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
     const client = provider ? config.fermix_core?.oauth?.[provider] : undefined;
     if (!client?.client_id || !client.client_secret) return undefined;
     try {
+      const { refresh: refreshToken } = await import("./oauth/login.ts");
       const token = await refreshToken(plugin.name, {
         clientId: client.client_id,
         clientSecret: deps.resolveSecret(client.client_secret, oauthClientSecretSlot(provider!)),
@@ -257,7 +257,24 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
     }
   }
 
+  /**
+   * What to say about a tool named after a plugin this turn did not read (a catalog plugin that is disabled or
+   * not installed): the catalog is loaded for that, when it happens, rather than for every turn.
+   */
+  async function catalogHint(tool: string, config: Config): Promise<string | undefined> {
+    try {
+      const states = await deps.host.states(config);
+      return unavailablePluginTool(
+        tool,
+        states.map((s) => ({ name: s.name, enabled: s.enabled, status: s.status, tools: [] })),
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
   return {
+    catalogHint,
     forTurn,
     report,
     reload,

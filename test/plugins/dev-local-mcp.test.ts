@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
-import { liveGroupCount } from "../../src/plugins/mcp-rail/process-transport.ts";
+import { liveGroupCount } from "../../src/plugins/mcp-rail/process-groups.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { type TempHome, tempHome } from "../fixture/home.ts";

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -46,10 +45,20 @@ function bootId(): string | null {
   return cachedBootId;
 }
 
+/** `ps` on macOS. Bun's own spawnSync: node:child_process costs a one-shot ask milliseconds just to import. */
+function runPs(args: string[]): { ok: boolean; stdout: string } {
+  try {
+    const proc = Bun.spawnSync(["ps", ...args], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+    return { ok: proc.exitCode === 0, stdout: proc.stdout.toString() };
+  } catch {
+    return { ok: false, stdout: "" };
+  }
+}
+
 function darwinIdentity(pid: number): string | undefined {
   // stat alongside lstart, because ps still lists a zombie, with its start time.
-  const out = spawnSync("ps", ["-o", "stat=", "-o", "lstart=", "-p", String(pid)], { encoding: "utf8" });
-  const match = out.status === 0 ? /^(\S+)\s+(.+)$/.exec(out.stdout.trim()) : null;
+  const out = runPs(["-o", "stat=", "-o", "lstart=", "-p", String(pid)]);
+  const match = out.ok ? /^(\S+)\s+(.+)$/.exec(out.stdout.trim()) : null;
   if (!match?.[1] || !match[2] || match[1].startsWith("Z")) return undefined;
   return match[2];
 }
@@ -59,8 +68,8 @@ function groupMembers(pgid: number): number[] {
   const members: number[] = [];
   if (process.platform === "darwin") {
     // One -o per column: BSD ps reads everything after "=" as the header, commas included.
-    const out = spawnSync("ps", ["-A", "-o", "pid=", "-o", "pgid=", "-o", "stat="], { encoding: "utf8" });
-    for (const line of out.stdout?.split("\n") ?? []) {
+    const out = runPs(["-A", "-o", "pid=", "-o", "pgid=", "-o", "stat="]);
+    for (const line of out.stdout.split("\n")) {
       const [pid, group, state] = line.trim().split(/\s+/);
       if (Number(group) === pgid && state && !state.startsWith("Z")) members.push(Number(pid));
     }

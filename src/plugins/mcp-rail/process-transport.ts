@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { groupEnded, groupStarted } from "./process-groups.ts";
 
 /** How long a server gets to exit on SIGTERM before its whole group is killed. */
 const TERM_GRACE_MS = 1500;
@@ -9,38 +10,6 @@ const TERM_GRACE_MS = 1500;
 const STDERR_TAIL_BYTES = 2048;
 
 export type ProcessSpec = { command: string; args: string[]; cwd: string; env: Record<string, string> };
-
-/** Told of every process group this process starts and of its end, e.g. to keep a record a later start can reap. */
-export type GroupWatcher = { spawned(pgid: number, command: string): void; ended(pgid: number): void };
-
-/**
- * Every server group this process has started and not yet seen end. Process-wide on purpose: a process's
- * children are process-wide, and the last-resort teardown on exit must find them all, whoever started them.
- */
-const liveGroups = new Set<number>();
-let watcher: GroupWatcher | undefined;
-
-/** Sets who hears of group starts and ends (the composition root's child-group record). */
-export function watchGroups(next: GroupWatcher | undefined): void {
-  watcher = next;
-}
-
-/** The groups this process started that still run. */
-export function liveGroupCount(): number {
-  return liveGroups.size;
-}
-
-/**
- * SIGKILLs every group this process started that has not ended: the last resort on exit or on a fatal
- * signal, when there is no time for a graceful stop. Synchronous, so it works inside an `exit` handler.
- */
-export function killAllGroupsNow(): void {
-  for (const pgid of liveGroups) signal(-pgid, "SIGKILL");
-}
-
-// Whatever ends this process — process.exit() after an uncaught error, a timeout, the end of a command — takes
-// the groups it started along. Graceful stops run before this; at that point there is nothing left to kill.
-process.on("exit", killAllGroupsNow);
 
 /**
  * A stdio MCP transport whose server runs in its own process group. The SDK's StdioClientTransport cannot do
@@ -101,11 +70,7 @@ export class ProcessTransport implements Transport {
         this.onerror?.(err);
       });
       child.once("spawn", () => {
-        const pgid = child.pid;
-        if (pgid) {
-          liveGroups.add(pgid);
-          watcher?.spawned(pgid, [this.spec.command, ...this.spec.args].join(" "));
-        }
+        if (child.pid) groupStarted(child.pid, [this.spec.command, ...this.spec.args].join(" "));
         resolve();
       });
       child.once("exit", () => this.onclose?.());
@@ -153,8 +118,7 @@ export class ProcessTransport implements Transport {
     // Helpers that ignored SIGTERM, or outlived a server that crashed, go too.
     signal(group, "SIGKILL");
     await this.exited;
-    liveGroups.delete(child.pid);
-    watcher?.ended(child.pid);
+    groupEnded(child.pid);
     this.buffer.clear();
   }
 

@@ -1,5 +1,5 @@
 import type { Log } from "../../observability/log.ts";
-import { connectOnce, type DiscoveredTool, type McpSession } from "./connect.ts";
+import type { DiscoveredTool, McpSession } from "./connect.ts";
 import { type McpPlugin, McpRuntimeMissing, processSpec } from "./launch.ts";
 import type { ProcessTransport } from "./process-transport.ts";
 import { toolNames } from "./tool-names.ts";
@@ -115,6 +115,8 @@ export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHa
       if (McpRuntimeMissing.is(err)) return quarantine(err.message);
       throw err;
     }
+    // The MCP SDK is loaded with the first server that starts: a one-shot ask that calls no plugin tool never pays.
+    const { connectOnce } = await import("./connect.ts");
     let lastError = "";
     for (let n = 1; n <= opts.maxAttempts && !stopping; n++) {
       attempts = n;

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { defineError } from "../../error.ts";
 import { treeDigestOfDir } from "../archive/tree-digest.ts";
-import { checkInstallInput, type InstallInput, runInstall } from "./install.ts";
+import type { InstallInput } from "./install.ts";
 import { removeTree, symlinkAtomic } from "./store-files.ts";
 import { acquireStoreLock } from "./store-lock.ts";
 import {
@@ -85,6 +85,8 @@ export function createPluginStore(deps: PluginStoreDeps): PluginStore {
 
   return {
     async install(input) {
+      // The install pipeline (tar, extraction, digests) loads only for an install, not for reading the store.
+      const { checkInstallInput, runInstall } = await import("./install.ts");
       checkInstallInput(input);
       return locked(async () => {
         // Sweep what a crashed predecessor left before making new scratch; the pipeline reports "locked" after.
