@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createApp } from "../../src/app.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { fermixPaths } from "../../src/config/paths.ts";
 import type { Config } from "../../src/config/schema.ts";
@@ -10,6 +11,7 @@ import { devLocalRoots } from "../../src/plugins/dev-local.ts";
 import { createPluginHost } from "../../src/plugins/plugin-host.ts";
 import { createPluginStore } from "../../src/plugins/store/plugin-store.ts";
 import { VERSION } from "../../src/version.ts";
+import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { tempHome } from "../fixture/home.ts";
 import { writePlugin } from "../fixture/plugin-folder.ts";
@@ -176,5 +178,36 @@ describe("[fermix_core.plugins] dev_local in config.toml", () => {
     ["[5]", "expected an absolute path to a folder of plugin folders, or a list of such paths, got Array"],
   ])("dev_local = %s is refused", (value, message) => {
     expect(() => parse(value)).toThrow(`config.toml: [fermix_core.plugins] dev_local: ${message}`);
+  });
+});
+
+describe("dev_local problems are loud where each kind of fermix speaks", () => {
+  test("a one-shot ask answers, and tells stderr (its notices) which folder did not load and why", async () => {
+    const { h, root } = setup();
+    writePlugin(root, "alpha");
+    const broken = writePlugin(root, "broken", { version: "one" });
+    h.writeConfig(`[fermix_core.plugins]\nenabled = ["alpha"]\ndev_local = "${root}"\n`);
+    const llm = await startFakeOpenAIResponses({ apiKey: "sk-test-dev-local-loud-0123" });
+    defer(() => llm.close());
+    llm.setDefault({ kind: "text", text: "pong" });
+    const app = await createApp({
+      env: {
+        FERMIX_HOME: h.home,
+        HOME: h.userHome,
+        OPENAI_API_KEY: "sk-test-dev-local-loud-0123",
+        OPENAI_BASE_URL: llm.baseUrl,
+      },
+    });
+    defer(() => app.close());
+    const notices: string[] = [];
+    const reply = await app.ask({
+      key: { channel: "cli", chat: "loud" },
+      caller: { trust: "operator", local: true, attended: true },
+      text: "ping",
+      onNotice: (text) => notices.push(text),
+    });
+    expect(reply.response).toBe("pong");
+    expect(notices.join("\n")).toContain(broken);
+    expect(notices.join("\n")).toContain("version");
   });
 });

@@ -6,6 +6,7 @@ import { fermixBinary } from "../fixture/binary.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix, startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
+import { toolOutputs } from "../fixture/tool-outputs.ts";
 import { EVERYTHING, isGone, loggedPids, writeMcpPlugin } from "./mcp-rail/_fixture.ts";
 
 /**
@@ -107,7 +108,7 @@ const status = (listed: Listed, name: string) => listed.plugins.find((p) => p.na
 
 describe("a broken plugin never holds a turn hostage", () => {
   test("daemon: ask ping at full speed with a hung, a crashing and a good server; live states; stop leaves nothing", async () => {
-    const { env, allPids } = await setup();
+    const { env, llm, allPids } = await setup();
     const started = Date.now();
     const daemon = await startFermixDaemon(env);
     defer(() => daemon.stop());
@@ -142,6 +143,20 @@ describe("a broken plugin never holds a turn hostage", () => {
     expect(statusText.stdout).toContain("plugins: ready: everything");
     expect(statusText.stdout).toMatch(/plugins: crash quarantined \(.*exited with code 7/);
 
+    // What the model is told: the good server's tools, the others' states and fixes; a quarantined plugin's
+    // tool answers with the reason instead of running.
+    llm.enqueue({ kind: "tool_calls", calls: [{ name: "crash_echo", arguments: { message: "hi" } }] });
+    llm.setDefault((req) => ({ kind: "text", text: toolOutputs(req).join("") }));
+    const asked = await runFermix(["ask", "use crash"], { env });
+    llm.setDefault({ kind: "text", text: "pong" });
+    const instructions: string = llm.requests.at(-2)!.body.instructions;
+    expect(instructions).toMatch(/- everything: everything_\w+/);
+    expect(instructions).toMatch(/- hung: status=starting \(discovery attempt \d\/5\)/);
+    expect(instructions).toMatch(
+      /- crash: status=quarantined \(.*exited with code 7.*\); fix: fermix plugins doctor crash/,
+    );
+    expect(asked.stdout).toContain("crash_echo belongs to the crash plugin, which is quarantined");
+
     // The hung one: quarantined within 90 s (5 attempts of 10 s, and the backoff between them).
     const hung = await listUntil(
       env,
@@ -151,11 +166,20 @@ describe("a broken plugin never holds a turn hostage", () => {
     expect(status(hung, "hung")!.reason).toContain("no answer to discovery within 10 s");
     const doctor = await runFermix(["plugins", "doctor", "hung"], { env });
     expect(doctor.stdout).toContain("fermix plugins reload");
+    const fullDoctor = await runFermix(["doctor"], { env });
+    expect(fullDoctor.stdout).toMatch(
+      /warn plugins +hung 1\.0\.0 \(dev_local\): quarantined — 5 discovery attempts failed/,
+    );
+
+    // reload starts a quarantined server fresh.
+    expect((await runFermix(["plugins", "reload"], { env })).stdout).toContain("the daemon re-read its plugins");
+    const restarted = await listUntil(env, (l) => status(l, "hung")?.status === "starting", 10_000);
+    expect(status(restarted, "hung")!.attempt).toBeLessThanOrEqual(2);
 
     // Stop while nothing is left to retry, then check every server and helper ever started is gone.
     expect((await runFermix(["stop"], { env })).code).toBe(0);
     const pids = await allPids();
-    expect(pids.length).toBeGreaterThanOrEqual(12); // hung: 5 × (server + helper); crash ≥ 1; everything 1
+    expect(pids.length).toBeGreaterThanOrEqual(14); // hung: 6 × (server + helper); crash ≥ 1; everything 1
     expect(pids.filter((pid) => !isGone(pid))).toEqual([]);
   }, 150_000);
 
@@ -197,13 +221,7 @@ describe("a broken plugin never holds a turn hostage", () => {
       ),
     );
     llm.enqueue({ kind: "tool_calls", calls: [{ name: "hung_echo", arguments: { message: "hi" } }] });
-    llm.setDefault((req) => ({
-      kind: "text",
-      text: (req.body.input as any[])
-        .filter((i) => i.type === "function_call_output")
-        .map((i) => i.output)
-        .join(""),
-    }));
+    llm.setDefault((req) => ({ kind: "text", text: toolOutputs(req).join("") }));
     const r = await runFermix(["ask", "use hung"], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/hung is starting \(discovery attempt \d\/5\); try hung_echo again in a moment\./);
