@@ -58,7 +58,7 @@ type Computed = {
  * started in the background (never in front of a turn), stopped when their plugin stops being ready.
  */
 export function createPluginRuntime(deps: PluginRuntimeDeps) {
-  let computed: Promise<Computed> | undefined;
+  let computing: { config: Config; signature: string; promise: Promise<Computed> } | undefined;
   let latest: Computed | undefined;
   // Bumped by every server status or tool-list change; the MCP part of the view is rebuilt when it moves.
   let generation = 0;
@@ -75,7 +75,12 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
     const signature = deps.inputsSignature(config);
     const current = latest;
     if (current && current.config === config && current.signature === signature) return current;
-    computed ??= (async () => {
+    // Turns asking at once for the same inputs share one computation; other inputs queue behind it, so the
+    // latest states are always those of the latest inputs asked for.
+    if (computing && computing.config === config && computing.signature === signature) return computing.promise;
+    const before = computing?.promise;
+    const promise = (async () => {
+      await before?.catch(() => {});
       const states = await deps.host.activeStates(config);
       const problems = await deps.host.problems(config);
       const credentials = {
@@ -91,13 +96,15 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
         );
         restartQuarantined = false;
       }
+      latest = next;
       return next;
-    })().finally(() => {
-      computed = undefined;
-    });
-    const next = await computed;
-    latest = next;
-    return next;
+    })();
+    computing = { config, signature, promise };
+    try {
+      return await promise;
+    } finally {
+      if (computing?.promise === promise) computing = undefined;
+    }
   };
 
   const reportProblems = (problems: DevLocalProblem[]) => {
@@ -191,7 +198,8 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
 
   async function forTurn(config: Config): Promise<PluginView> {
     const from = await statesFor(config);
-    const current = () => build(latest ?? from);
+    // The same config read again from newer files (a signature change) replaces this one mid-turn; another config does not.
+    const current = () => build(latest?.config === from.config ? latest : from);
     return {
       summaries: () => current().summaries,
       tools: () => current().tools,
@@ -284,7 +292,7 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
     },
     /** Resolves once no server is starting any more (each ready or quarantined): for `reload --wait` and tests. */
     settled: async () => {
-      await computed;
+      await computing?.promise;
       await syncing;
       await Promise.all(deps.mcp.all().map((h) => h.ready()));
     },

@@ -253,9 +253,8 @@ export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHa
       if (status === "starting" && callOpts.waitMs) await waitReady(callOpts.waitMs, signal);
       const current = session;
       if (status === "starting") {
-        return failure(
-          `${plugin.name} is starting (discovery attempt ${attempts}/${opts.maxAttempts}); try ${name} again in a moment.`,
-        );
+        const where = attempts ? `discovery attempt ${attempts}/${opts.maxAttempts}` : "launching its server";
+        return failure(`${plugin.name} is starting (${where}); try ${name} again in a moment.`);
       }
       if (status !== "ready" || !current) {
         return failure(
