@@ -7,7 +7,7 @@ import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix, startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 import { toolOutputs } from "../fixture/tool-outputs.ts";
-import { EVERYTHING, isGone, loggedPids, writeMcpPlugin } from "./mcp-rail/_fixture.ts";
+import { EVERYTHING, isGone, loggedPids, writeCrashingPlugin, writeMcpPlugin } from "./mcp-rail/_fixture.ts";
 
 /**
  * The issue's bar, on the compiled binary: whatever state a plugin is in — a server that never answers, one that
@@ -28,16 +28,7 @@ async function setup(opts: { hungMode?: "silent" | "normal" } = {}) {
   llm.setDefault({ kind: "text", text: "pong" });
   const root = join(h.userHome, "plugins");
   await writeMcpPlugin(root, "hung"); // the fake server; MODE=silent never answers initialize
-  const crash = await writeMcpPlugin(root, "crash", { copyFake: false });
-  await writeFile(
-    join(crash.dir, "src", "server.mjs"),
-    [
-      'import { appendFileSync } from "node:fs";',
-      "appendFileSync(process.env.PID_LOG, String(process.pid) + '\\n');",
-      "console.error(\"Error: Cannot find module 'left-pad'\");",
-      "process.exit(7);",
-    ].join("\n"),
-  );
+  await writeCrashingPlugin(root);
   const everything = await writeMcpPlugin(root, "everything", { copyFake: false });
   await writeFile(
     join(everything.dir, "src", "server.mjs"),

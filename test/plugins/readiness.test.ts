@@ -77,3 +77,62 @@ describe("## Plugins", () => {
     expect(unavailablePluginTool("file_read", plugins)).toBeUndefined();
   });
 });
+
+describe("## Plugins with MCP servers that start in the background", () => {
+  const reason = "2 discovery attempts failed; the last: no answer to discovery within 10 s";
+  const fix = "fermix plugins doctor hung shows why; fix that, then fermix plugins reload";
+  const plugins = [
+    { name: "everything", enabled: true, status: "ready" as const, tools: ["everything_echo", "everything_add"] },
+    {
+      name: "obsidian",
+      enabled: true,
+      status: "starting" as const,
+      detail: "discovery attempt 2/5",
+      tools: ["obsidian_search", "obsidian_read"],
+    },
+    { name: "fresh", enabled: true, status: "starting" as const, tools: [] },
+    { name: "hung", enabled: true, status: "quarantined" as const, detail: reason, fix, tools: [] },
+    {
+      name: "github",
+      enabled: true,
+      status: "needs_auth" as const,
+      fix: "fermix plugins auth login github",
+      tools: ["github_list_issues"],
+    },
+  ];
+
+  test("a ready server lists its tools; a starting one its attempt and tools; a quarantined one why and the fix", () => {
+    const lines = pluginsSection(plugins).split("\n");
+    expect(lines).toContain("- everything: everything_echo, everything_add");
+    expect(lines).toContain(
+      "- obsidian: status=starting (discovery attempt 2/5); its tools (obsidian_search, obsidian_read) work once it is up — if a call says it is starting, try again in a moment",
+    );
+    expect(lines).toContain(
+      "- fresh: status=starting (launching); its tools (not listed yet) work once it is up — if a call says it is starting, try again in a moment",
+    );
+    expect(lines).toContain(`- hung: status=quarantined (${reason}); fix: ${fix}`);
+    expect(lines).toContain("- github: status=needs_auth; fix: fermix plugins auth login github");
+  });
+
+  test("a call to a quarantined plugin's tool gets the reason and the doctor command", () => {
+    expect(unavailablePluginTool("hung_echo", plugins)).toBe(
+      `hung_echo belongs to the hung plugin, which is quarantined: ${reason}. The owner can see why with: fermix plugins doctor hung`,
+    );
+  });
+
+  test("a call to a starting plugin's tool is told to try again in a moment", () => {
+    expect(unavailablePluginTool("obsidian_search", plugins)).toBe(
+      "obsidian is starting (discovery attempt 2/5); try obsidian_search again in a moment.",
+    );
+    expect(unavailablePluginTool("fresh_echo", plugins)).toBe(
+      "fresh is starting (launching); try fresh_echo again in a moment.",
+    );
+  });
+
+  test("a call to a plugin that is not ready gets its status and the owner's fix", () => {
+    expect(unavailablePluginTool("github_list_issues", plugins)).toBe(
+      "github_list_issues belongs to the github plugin, which is not ready (status=needs_auth); the owner can fix it with: fermix plugins auth login github.",
+    );
+    expect(unavailablePluginTool("everything_echo", plugins)).toBeUndefined();
+  });
+});

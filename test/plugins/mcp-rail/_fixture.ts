@@ -23,7 +23,7 @@ export async function loadManifest(dir: string, name: string): Promise<Manifest>
 
 /**
  * Writes an mcp plugin at `<root>/<name>` whose runtime is `node` and whose server is `src/server.mjs`
- * (the fake server unless `args` says otherwise), with config keys MODE, PID_LOG and HELPER.
+ * (the fake server unless `args` says otherwise), with config keys MODE, PID_LOG, HELPER and LIST_CHANGED.
  */
 export async function writeMcpPlugin(
   root: string,
@@ -48,6 +48,7 @@ export async function writeMcpPlugin(
       { key: "MODE", prompt: "silent or normal" },
       { key: "PID_LOG", prompt: "Where the server notes its pids" },
       { key: "HELPER", prompt: "Spawn a helper process", kind: "boolean" },
+      { key: "LIST_CHANGED", prompt: "Announce tool list changes (offers add_tool)", kind: "boolean" },
     ],
     tools: [{ name: `${name}_echo`, description: "Echo a message (preview).", read_only: true, rail: "mcp" }],
   };
@@ -105,4 +106,19 @@ export async function writeEverythingPlugin(root: string): Promise<{ dir: string
   };
   await writeFile(join(dir, "plugin.json"), JSON.stringify(manifest));
   return { dir, manifest: await loadManifest(dir, "everything") };
+}
+
+/** A plugin `<root>/crash` whose server notes its pid, writes one line to stderr and exits with code 7 at once. */
+export async function writeCrashingPlugin(root: string): Promise<{ dir: string; manifest: Manifest }> {
+  const plugin = await writeMcpPlugin(root, "crash", { copyFake: false });
+  await writeFile(
+    join(plugin.dir, "src", "server.mjs"),
+    [
+      'import { appendFileSync } from "node:fs";',
+      "appendFileSync(process.env.PID_LOG, String(process.pid) + '\\n');",
+      "console.error(\"Error: Cannot find module 'left-pad'\");",
+      "process.exit(7);",
+    ].join("\n"),
+  );
+  return plugin;
 }
