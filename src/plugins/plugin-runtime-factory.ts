@@ -62,7 +62,12 @@ export function buildPluginRuntime(deps: {
       // The catalog (and sigstore, to check its signature) loads only when something asks for it.
       catalog: () => import("./catalog/load-catalog.ts").then(({ loadCatalog }) => loadCatalog({ net: deps.net })),
       store: createPluginStore({ paths: deps.paths.plugins }),
-      secrets: createSecretStore({ secretsDir: deps.paths.secrets, profile: deps.config.fermix_core?.profile }),
+      // The same store the plugins CLI writes to, `secret_store = "file"` included.
+      secrets: createSecretStore({
+        secretsDir: deps.paths.secrets,
+        profile: deps.config.fermix_core?.profile,
+        prefer: deps.config.fermix_core?.secret_store === "file" ? "file" : undefined,
+      }),
       tokenState: (name) => tokens.state(name),
     }),
     tokens,
