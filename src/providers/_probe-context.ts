@@ -1,4 +1,5 @@
 import { providerKeySlot } from "../config/secret-slots.ts";
+import { HttpRequestFailed, requestJson } from "../net/json-client.ts";
 import type { ProviderDescriptor } from "./descriptors.ts";
 
 /** What every provider probe shares: the request it makes, and the sentences it answers with. */
@@ -65,23 +66,22 @@ export function probeContext(d: ProviderDescriptor, target: ProbeTarget, opts: P
     model,
     url,
     result,
-    async call(absolute: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> {
+    // Through the JSON client, never retried: a doctor's verdict is one honest look inside its budget, and a
+    // 429 or 5xx asked again at once says nothing new (fromHttp already tells the owner to try later).
+    async call(
+      absolute: string,
+      init: { method?: "GET" | "POST"; body?: Record<string, unknown> } = {},
+    ): Promise<Answer> {
+      const common = { headers, redirect: "manual" as const, timeoutMs };
       try {
-        const response = await fetchFn(absolute, {
-          method: init.method ?? "GET",
-          headers: init.body === undefined ? headers : { ...headers, "content-type": "application/json" },
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-          redirect: "manual",
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        const text = await response.text();
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {}
-        return { ok: true, status: response.status, body };
+        const answer = await requestJson(
+          absolute,
+          init.method === "POST" ? { ...common, method: "POST", body: init.body } : common,
+          { fetch: fetchFn },
+        );
+        return { ok: true, status: answer.status, body: answer.body };
       } catch (err) {
-        return { ok: false, reason: networkReason(err, timeoutMs) };
+        return { ok: false, reason: networkReason(HttpRequestFailed.is(err) ? err.cause : err, timeoutMs) };
       }
     },
     unreachable(reason: string) {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { defineError } from "../error.ts";
+import { HttpRequestFailed, type JsonAnswer, requestJson } from "../net/json-client.ts";
 import { parseReleaseManifest, type ReleaseManifest } from "../release/manifest.ts";
 
 /** A download did not arrive whole: an HTTP error, a refused connection, a cut stream, or too many bytes. */
@@ -17,26 +18,20 @@ const BINARY_TIMEOUT_MS = 15 * 60_000;
 type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
 
 export async function fetchManifest(url: string, fetch: Fetch): Promise<ReleaseManifest> {
-  const text = new TextDecoder().decode(await fetchSmall(url, fetch, MANIFEST_MAX_BYTES, "the release manifest"));
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
+  const answer = await fetchSmall(url, fetch, MANIFEST_MAX_BYTES, "the release manifest");
+  if (!answer.json) {
     throw DownloadFailed(`${url} did not answer with JSON; is FERMIX_RELEASES_URL the address of releases.json?`, {
       url,
     });
   }
-  return parseReleaseManifest(json, url);
+  return parseReleaseManifest(answer.body, url);
 }
 
 /** The signature bundle: small JSON, required — a missing one is a refusal, never "unsigned is fine". */
 export async function fetchBundle(url: string, fetch: Fetch): Promise<unknown> {
-  const bytes = await fetchSmall(url, fetch, BUNDLE_MAX_BYTES, "the signature bundle");
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw DownloadFailed(`the signature bundle at ${url} is not JSON`, { url });
-  }
+  const answer = await fetchSmall(url, fetch, BUNDLE_MAX_BYTES, "the signature bundle");
+  if (!answer.json) throw DownloadFailed(`the signature bundle at ${url} is not JSON`, { url });
+  return answer.body;
 }
 
 /**
@@ -89,24 +84,31 @@ export async function downloadTo(
   return { sha256: hash.digest("hex"), bytes: received };
 }
 
-async function fetchSmall(url: string, fetch: Fetch, max: number, what: string): Promise<Uint8Array> {
-  const response = await request(url, fetch, what, SMALL_TIMEOUT_MS);
-  const reader = response.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch((err: Error) => {
-      throw DownloadFailed(`reading ${what} from ${url} failed: ${err.message}`, { url });
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
+/**
+ * The manifest and the bundle: small JSON from the release host the owner configured, so the JSON client
+ * rather than the outbound door. A GET of a static file is safe to repeat, so a CDN's passing 502/503/504
+ * gets one more try inside the same deadline; a refused connection or a timeout does not.
+ */
+async function fetchSmall(url: string, fetch: Fetch, max: number, what: string): Promise<JsonAnswer> {
+  let answer: JsonAnswer;
+  try {
+    answer = await requestJson(
+      url,
+      { timeoutMs: SMALL_TIMEOUT_MS, maxBytes: max, retry: { statuses: [502, 503, 504], delayMs: 500 } },
+      { fetch },
+    );
+  } catch (err) {
+    if (!HttpRequestFailed.is(err)) throw err;
+    const cause = err.cause instanceof Error ? err.cause.message : err.message;
+    if (err.data.kind === "too_large") {
       throw DownloadFailed(`${what} at ${url} is larger than ${max} bytes; refusing it`, { url });
     }
-    chunks.push(value);
+    if (err.data.kind === "cut") throw DownloadFailed(`reading ${what} from ${url} failed: ${cause}`, { url });
+    throw unreachable(url, what, cause);
   }
-  return Buffer.concat(chunks);
+  if (!answer.ok) throw httpFailed(url, what, answer.status);
+  if (answer.empty) throw DownloadFailed(`${what} at ${url} came back empty`, { url });
+  return answer;
 }
 
 async function request(url: string, fetch: Fetch, what: string, timeoutMs: number): Promise<Response> {
@@ -114,17 +116,24 @@ async function request(url: string, fetch: Fetch, what: string, timeoutMs: numbe
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
-    throw DownloadFailed(
-      `could not reach ${url} for ${what}: ${(err as Error).message}. Check the network, or FERMIX_RELEASES_URL / [fermix_core.upgrade] releases_url`,
-      { url },
-    );
+    throw unreachable(url, what, (err as Error).message);
   }
   if (!response.ok) {
     await response.body?.cancel();
-    const hint =
-      response.status === 404 ? " (not found: the release may have been withdrawn, or the URL is wrong)" : "";
-    throw DownloadFailed(`${what} at ${url} answered HTTP ${response.status}${hint}`, { url, status: response.status });
+    throw httpFailed(url, what, response.status);
   }
   if (!response.body) throw DownloadFailed(`${what} at ${url} came back empty`, { url });
   return response;
+}
+
+function unreachable(url: string, what: string, why: string) {
+  return DownloadFailed(
+    `could not reach ${url} for ${what}: ${why}. Check the network, or FERMIX_RELEASES_URL / [fermix_core.upgrade] releases_url`,
+    { url },
+  );
+}
+
+function httpFailed(url: string, what: string, status: number) {
+  const hint = status === 404 ? " (not found: the release may have been withdrawn, or the URL is wrong)" : "";
+  return DownloadFailed(`${what} at ${url} answered HTTP ${status}${hint}`, { url, status });
 }

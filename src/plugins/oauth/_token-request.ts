@@ -1,4 +1,5 @@
 import { defineError } from "../../error.ts";
+import { HttpRequestFailed, type JsonAnswer, requestJson } from "../../net/json-client.ts";
 import type { OAuthProvider } from "./providers.ts";
 
 /**
@@ -11,6 +12,9 @@ export const OAuthTokenRejected = defineError<{ provider: string; error: string;
 export const OAuthUnreachable = defineError<{ provider: string }>("oauth_unreachable");
 
 export type OAuthClient = { clientId: string; clientSecret: string };
+
+/** A token endpoint that has not answered in this long will not; the login or the plugin call says so. */
+const TOKEN_TIMEOUT_MS = 30_000;
 
 export type TokenResponse = {
   access_token: string;
@@ -46,16 +50,23 @@ export async function requestToken(
     body = new URLSearchParams(fields).toString();
   }
 
-  let res: Response;
+  // Sent once, whatever comes back: an authorization code is single-use, and a rotating provider may already
+  // have spent the refresh token when its answer is lost, so a retry could only end in invalid_grant.
+  let res: JsonAnswer;
   try {
-    res = await fetchFn(provider.tokenUrl, { method: "POST", headers, body, redirect: "error" });
+    res = await requestJson(
+      provider.tokenUrl,
+      { method: "POST", headers, body, redirect: "error", timeoutMs: TOKEN_TIMEOUT_MS },
+      { fetch: fetchFn },
+    );
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    if (!HttpRequestFailed.is(err)) throw err;
+    const why = err.cause instanceof Error ? err.cause.message : err.message;
     throw OAuthUnreachable(`could not reach ${provider.name}'s token endpoint ${provider.tokenUrl}: ${why}`, {
       provider: provider.name,
     });
   }
-  const json = parseJson(await res.text());
+  const json = asObject(res.body);
   // GitHub reports a bad code with HTTP 200 and an `error` field, so the field decides, not the status.
   if (!json || typeof json.error === "string" || !res.ok || typeof json.access_token !== "string") {
     const error = typeof json?.error === "string" ? json.error : res.ok ? "no_access_token" : `http_${res.status}`;
@@ -100,11 +111,14 @@ function expiresIn(value: unknown): number | undefined {
 
 function parseJson(text: string): Record<string, unknown> | undefined {
   try {
-    const value = JSON.parse(text);
-    return value && typeof value === "object" && !Array.isArray(value) ? value : undefined;
+    return asObject(JSON.parse(text));
   } catch {
     return undefined;
   }
+}
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function formEncode(value: string): string {
