@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { inlineText } from "./html-tokens.ts";
+import { inlineText, parseMarkup } from "./_html-text.ts";
 import {
   clipSnippet,
   SEARCH_USER_AGENT,
@@ -74,12 +74,19 @@ export async function searchBrave(
   }
   const answer = v.safeParse(BraveAnswer, json);
   if (!answer.success) fail("the answer did not have the expected shape");
-  return (answer.output.web?.results ?? []).slice(0, request.count).map((result) => ({
-    // Brave marks the matched words with <strong>; the model gets plain text.
-    title: inlineText(result.title),
-    url: result.url,
-    snippet: clipSnippet(inlineText(result.description)),
-  }));
+  const results = (answer.output.web?.results ?? []).slice(0, request.count);
+  return Promise.all(
+    results.map(async (result) => ({
+      title: await plainText(result.title),
+      url: result.url,
+      snippet: clipSnippet(await plainText(result.description)),
+    })),
+  );
+}
+
+// Brave marks the matched words with <strong> and escapes the rest as HTML; the model gets plain text.
+async function plainText(html: string): Promise<string> {
+  return inlineText(await parseMarkup(html));
 }
 
 function errorDetail(text: string): string | undefined {

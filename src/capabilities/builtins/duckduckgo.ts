@@ -1,5 +1,7 @@
 import { NetBlocked } from "../../net/net-error.ts";
-import { inlineText, tokenize } from "./html-tokens.ts";
+import type { MarkupNode } from "./_html-markdown.ts";
+import { inlineText, parseMarkup } from "./_html-text.ts";
+import { parseableLength } from "./_markup-budget.ts";
 import {
   clipSnippet,
   SEARCH_USER_AGENT,
@@ -36,50 +38,37 @@ export async function searchDuckDuckGo(request: SearchRequest, endpoint = DUCKDU
     const reason = "DuckDuckGo asked for a captcha (it is limiting automated searches)";
     throw SearchFailed(reason, { backend: "duckduckgo", reason });
   }
-  return parseDuckDuckGoHtml(html).slice(0, request.count);
+  return (await parseDuckDuckGoHtml(html)).slice(0, request.count);
 }
 
-type Capture = { field: "title" | "snippet"; name: string; depth: number; html: string };
+const TITLE = ".result__a, .result-link";
+const SNIPPET = ".result__snippet, .result-snippet";
 
 /**
  * Reads results from the page: each starts at an `a.result__a` (title and link) and may have a `.result__snippet`.
  * Links arrive wrapped in DuckDuckGo's `/l/?uddg=` redirect and are unwrapped; ads, which point back at
  * duckduckgo.com, are dropped.
  */
-export function parseDuckDuckGoHtml(html: string): SearchResult[] {
+export async function parseDuckDuckGoHtml(html: string): Promise<SearchResult[]> {
+  // DuckDuckGo's page is flat, so this never cuts it; it bounds the parse should something else answer in its place.
+  const document = await parseMarkup(html.slice(0, parseableLength(html)));
   const found: SearchResult[] = [];
   let current: SearchResult | undefined;
-  let capture: Capture | undefined;
+  // The title or snippet last read: a match inside it (a snippet within a title) is part of its text, not a result.
+  let read: MarkupNode | undefined;
 
-  const finish = () => {
-    if (current !== undefined && current.url !== "") found.push(current);
-    current = undefined;
-  };
-
-  for (const token of tokenize(html)) {
-    if (capture !== undefined) {
-      if (token.type === "text") capture.html += token.text;
-      else if (token.type === "open" && token.name === capture.name) capture.depth++;
-      else if (token.type === "close" && token.name === capture.name && --capture.depth === 0) {
-        if (current !== undefined) {
-          const text = inlineText(capture.html);
-          current[capture.field] = capture.field === "snippet" ? clipSnippet(text) : text;
-        }
-        capture = undefined;
-      }
-      continue;
-    }
-    if (token.type !== "open") continue;
-    const classes = (token.attrs.class ?? "").split(/\s+/);
-    if (classes.includes("result__a") || classes.includes("result-link")) {
-      finish();
-      current = { title: "", url: unwrapLink(token.attrs.href ?? "") ?? "", snippet: "" };
-      capture = { field: "title", name: token.name, depth: 1, html: "" };
-    } else if (current !== undefined && (classes.includes("result__snippet") || classes.includes("result-snippet"))) {
-      capture = { field: "snippet", name: token.name, depth: 1, html: "" };
+  for (const element of document.querySelectorAll(`${TITLE}, ${SNIPPET}`)) {
+    if (read?.contains(element)) continue;
+    if (element.matches(TITLE)) {
+      if (current !== undefined && current.url !== "") found.push(current);
+      current = { title: inlineText(element), url: unwrapLink(element.getAttribute("href") ?? "") ?? "", snippet: "" };
+      read = element;
+    } else if (current !== undefined) {
+      current.snippet = clipSnippet(inlineText(element));
+      read = element;
     }
   }
-  finish();
+  if (current !== undefined && current.url !== "") found.push(current);
 
   const seen = new Set<string>();
   return found.filter((result) => !seen.has(result.url) && seen.add(result.url));

@@ -1,202 +1,122 @@
-import { decodeEntities } from "./html-entities.ts";
-import { tokenize, VOID_ELEMENTS } from "./html-tokens.ts";
+import { isProbablyReaderable, Readability } from "@mozilla/readability";
+import { parseHTML } from "linkedom";
+import { type MarkupNode, toMarkdown } from "./_html-markdown.ts";
+import { parseableLength } from "./_markup-budget.ts";
 
 /**
- * Turns a page into the text a person would read: headings, paragraphs, list items and links as `text (url)`,
- * without scripts, styles and the chrome around the content (navigation, headers, footers, sidebars).
+ * What a person would read on a page, as Markdown: the article when Readability finds one (as Firefox's reader view
+ * does), else the page's visible text without navigation, headers, footers, sidebars, scripts and embeds. Entities are
+ * decoded by the parser. This module loads linkedom, Readability and turndown: import it when a page is rendered, not
+ * on a start-up path.
  */
-export type Readable = { title: string; text: string };
+export type Readable = {
+  title: string;
+  byline: string;
+  published: string;
+  text: string;
+  /** The markup nested too deeply to parse whole in bounded time; only its first part was read. */
+  cut: boolean;
+};
 
-// Chrome and machinery rather than content; their whole subtree is dropped.
-const SKIPPED = new Set([
-  "head",
-  "script",
-  "style",
-  "noscript",
-  "template",
-  "svg",
-  "math",
-  "canvas",
-  "iframe",
-  "object",
-  "nav",
-  "header",
-  "footer",
-  "aside",
-  "button",
-  "select",
-  "dialog",
-]);
-
-// Blocks that read as separate paragraphs (a blank line around them).
-const PARAGRAPHS = new Set([
-  "p",
-  "pre",
-  "blockquote",
-  "table",
-  "ul",
-  "ol",
-  "dl",
-  "figure",
-  "section",
-  "article",
-  "main",
-  "details",
-  "fieldset",
-  "address",
-  "hr",
-]);
-
-// Blocks that only start a new line.
-const LINES = new Set(["div", "li", "tr", "dt", "dd", "figcaption", "summary", "legend", "caption", "center", "form"]);
-
-const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
-
-type Open = { name: string; skip: boolean; href?: string; linkStart?: number; linkFlushes?: number };
+// Without an article, these are the chrome around the content or machinery a reader never sees.
+const CHROME =
+  "script, style, noscript, template, svg, math, canvas, iframe, object, embed, nav, header, footer, aside, select, dialog";
+const HIDDEN = "[hidden], [aria-hidden=true], [style]";
 
 export function readableText(html: string, pageUrl: string): Readable {
-  const stack: Open[] = [];
-  // How many of each element are open, so a stray end tag costs nothing instead of a scan of the whole stack.
-  const openCount = new Map<string, number>();
-  const lists: { ordered: boolean; count: number }[] = [];
-  const lines: string[] = [];
-  let line = "";
-  let prefix = "";
-  let skipping = 0;
-  let preformatted = 0;
-  let flushes = 0;
-  let title = "";
-  let firstH1 = "";
-  let inTitle = false;
-  let inH1 = false;
+  const length = parseableLength(html);
+  const page = length < html.length ? html.slice(0, length) : html;
+  const cut = length < html.length;
+  let document = load(page, pageUrl);
+  const title = pageTitle(document);
 
-  const flush = () => {
-    const text = preformatted > 0 ? line.replace(/\s+$/, "") : line.replace(/\s+/g, " ").trim();
-    if (text !== "") {
-      lines.push(prefix + text);
-      prefix = "";
-      flushes++;
+  // Readability always returns its best attempt, even for a login form; its own readerable check is what decides, in
+  // Firefox, whether a page has an article at all.
+  if (isProbablyReaderable(document)) {
+    const article = new Readability<MarkupNode>(document, {
+      serializer: (node) => node,
+      // The classes it would strip include `language-x`, which names a code block's language.
+      keepClasses: true,
+    }).parse();
+    const text = article?.content ? toMarkdown(article.content) : "";
+    if (article && text !== "") {
+      return {
+        title: oneLine(article.title ?? "") || title,
+        byline: oneLine(article.byline ?? ""),
+        published: oneLine(article.publishedTime ?? ""),
+        text,
+        cut,
+      };
     }
-    line = "";
-  };
-  const blank = () => {
-    flush();
-    if (lines.length > 0 && lines.at(-1) !== "") lines.push("");
-  };
-
-  const onOpen = (entry: Open, attrs: Record<string, string>) => {
-    const { name } = entry;
-    const level = HEADINGS[name];
-    if (level !== undefined) {
-      blank();
-      prefix = `${"#".repeat(level)} `;
-      inH1 = level === 1 && firstH1 === "";
-    } else if (name === "ul" || name === "ol") {
-      // A list nested in an item continues that item; only an outer list is a paragraph of its own.
-      if (lists.length > 0) flush();
-      else blank();
-      lists.push({ ordered: name === "ol", count: 0 });
-    } else if (name === "li") {
-      flush();
-      const list = lists.at(-1);
-      const indent = "  ".repeat(Math.max(0, lists.length - 1));
-      prefix = list?.ordered ? `${indent}${++list.count}. ` : `${indent}- `;
-    } else if (name === "pre") {
-      blank();
-      preformatted++;
-    } else if (PARAGRAPHS.has(name)) {
-      blank();
-    } else if (LINES.has(name)) {
-      flush();
-    } else if ((name === "td" || name === "th") && line.trim() !== "") {
-      line += " | ";
-    } else if (name === "a" && attrs.href !== undefined) {
-      entry.href = linkTarget(attrs.href, pageUrl);
-      entry.linkStart = line.length;
-      entry.linkFlushes = flushes;
-    }
-  };
-
-  const onClose = (entry: Open) => {
-    const { name } = entry;
-    if (HEADINGS[name] !== undefined) {
-      if (inH1) firstH1 = line.replace(/\s+/g, " ").trim();
-      inH1 = false;
-      blank();
-      prefix = "";
-    } else if (name === "ul" || name === "ol") {
-      lists.pop();
-      if (lists.length > 0) flush();
-      else blank();
-    } else if (name === "li") {
-      flush();
-      prefix = "";
-    } else if (name === "pre") {
-      flush();
-      preformatted = Math.max(0, preformatted - 1);
-      blank();
-    } else if (PARAGRAPHS.has(name)) {
-      blank();
-    } else if (LINES.has(name)) {
-      flush();
-    } else if (name === "a" && entry.href !== undefined && entry.linkFlushes === flushes) {
-      const text = line.slice(entry.linkStart).replace(/\s+/g, " ").trim();
-      if (text !== "" && text !== entry.href) line += ` (${entry.href})`;
-    }
-  };
-
-  for (const token of tokenize(html)) {
-    if (token.type === "text") {
-      const text = decodeEntities(token.text);
-      if (inTitle) title ||= text.replace(/\s+/g, " ").trim();
-      else if (skipping === 0) line += text;
-    } else if (token.type === "open") {
-      const { name, attrs } = token;
-      if (name === "title" && !openCount.get("svg")) inTitle = true;
-      if (name === "br") {
-        if (skipping === 0) flush();
-        continue;
-      }
-      if (VOID_ELEMENTS.has(name) || (token.selfClosing && name !== "title")) continue;
-      const entry: Open = { name, skip: SKIPPED.has(name) || isHidden(attrs) };
-      stack.push(entry);
-      openCount.set(name, (openCount.get(name) ?? 0) + 1);
-      if (entry.skip) skipping++;
-      if (skipping === 0) onOpen(entry, attrs);
-    } else {
-      if (token.name === "title") inTitle = false;
-      if (!openCount.get(token.name)) continue;
-      const index = stack.findLastIndex((open) => open.name === token.name);
-      // Closing an outer element closes whatever was left open inside it, as browsers do for a stray </div>.
-      while (stack.length > index) {
-        const entry = stack.pop()!;
-        openCount.set(entry.name, openCount.get(entry.name)! - 1);
-        if (skipping === 0) onClose(entry);
-        if (entry.skip) skipping--;
-      }
+    document = load(page, pageUrl); // Readability rewrote the page while it looked
+  }
+  for (const element of document.querySelectorAll(CHROME)) element.remove();
+  for (const element of document.querySelectorAll(HIDDEN)) {
+    const style: string = element.getAttribute("style") ?? "";
+    if (
+      element.hasAttribute("hidden") ||
+      element.getAttribute("aria-hidden") === "true" ||
+      /display\s*:\s*none/i.test(style)
+    ) {
+      element.remove();
     }
   }
-  flush();
-
-  const text = lines
-    .join("\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-  return { title: title || firstH1, text };
+  return { title, byline: "", published: "", text: toMarkdown(document.body), cut };
 }
 
-function isHidden(attrs: Record<string, string>): boolean {
-  if ("hidden" in attrs || attrs["aria-hidden"] === "true") return true;
-  return /display\s*:\s*none/i.test(attrs.style ?? "");
+// linkedom builds the tree as the markup is written, not as the HTML standard's tree builder does: a fragment has no
+// <html> or <body> (and then Readability's constructor throws), and content outside <body> is missed by document.body.
+// So every page is moved into an html > head + body skeleton, as a browser would have built it.
+function load(html: string, pageUrl: string) {
+  const { document } = parseHTML(html);
+  const root = document.createElement("html");
+  const head = document.createElement("head");
+  const body = document.createElement("body");
+  root.append(head, body);
+  const place = (node: MarkupNode) => {
+    const name = node.nodeType === 1 ? node.localName.toLowerCase() : "";
+    if (name === "html" || name === "head" || name === "body") {
+      for (const child of [...node.childNodes]) place(child);
+      node.remove();
+    } else if (name === "title" || name === "meta" || name === "link" || name === "base") {
+      head.append(node);
+    } else {
+      body.append(node);
+    }
+  };
+  for (const node of [...document.childNodes]) if (node.nodeType !== 10) place(node);
+  document.append(root);
+  resolveLinks(document, pageUrl);
+  return document;
 }
 
-// Only links a reader could follow are shown; in-page anchors and javascript: links are just their text.
-function linkTarget(href: string, pageUrl: string): string | undefined {
-  if (href.trim().startsWith("#")) return undefined;
+// linkedom's document has no address (baseURI null, documentURI undefined), so Readability's own pass leaves every
+// link relative; links are made absolute here, honouring <base>, before either path reads them.
+function resolveLinks(document: MarkupNode, pageUrl: string) {
+  const base = absolute(document.querySelector("base[href]")?.getAttribute("href") ?? "", pageUrl) ?? pageUrl;
+  for (const link of document.querySelectorAll("a[href]")) {
+    const href: string = link.getAttribute("href").trim();
+    const target = href.startsWith("#") ? undefined : absolute(href, base);
+    if (target === undefined) link.removeAttribute("href");
+    else link.setAttribute("href", target);
+  }
+}
+
+// Only links a reader could follow stay links; in-page anchors and javascript: links are just their text.
+function absolute(href: string, base: string): string | undefined {
+  if (href === "") return undefined;
   try {
-    const url = new URL(href.trim(), pageUrl);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined;
+    const url = new URL(href, base);
+    return ["http:", "https:", "mailto:"].includes(url.protocol) ? url.href : undefined;
   } catch {
     return undefined;
   }
+}
+
+function pageTitle(document: MarkupNode): string {
+  return oneLine(document.title ?? "") || oneLine(document.querySelector("h1")?.textContent ?? "");
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }

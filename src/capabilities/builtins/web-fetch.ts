@@ -2,7 +2,6 @@ import * as v from "valibot";
 import { NetBlocked, NetFailed } from "../../net/net-error.ts";
 import type { GuardedFetch, GuardedResponse } from "../../net/types.ts";
 import { VERSION } from "../../version.ts";
-import { readableText } from "./readable-text.ts";
 import { decodeText, mediaType } from "./response-text.ts";
 
 const DEFAULT_MAX_CHARS = 20_000;
@@ -27,11 +26,12 @@ export type WebFetchArgs = v.InferOutput<typeof WebFetchArgs>;
 
 export const webFetchTool = {
   name: "web_fetch",
-  description: "Read a public web page or API URL: HTML as readable text with links, JSON and plain text as is.",
+  description:
+    "Read a public web page or API URL: HTML as Markdown (the article alone when there is one), JSON and plain text as is.",
   policy: "network" as const,
   readOnly: true,
   parameters: WebFetchArgs,
-  help: "Only public internet addresses are reachable: localhost, private networks and cloud metadata are refused, also after redirects. Bodies over 5 MiB are cut; output is capped at max_chars. Pages that render only with JavaScript come back nearly empty.",
+  help: "A page with an article comes back as that article alone (title, byline and date on top; no menus, sidebars, ads or comments); other pages as their visible text. Only public internet addresses are reachable: localhost, private networks and cloud metadata are refused, also after redirects. Bodies over 5 MiB are cut; output is capped at max_chars. Pages that render only with JavaScript come back nearly empty.",
   async execute(args: WebFetchArgs, ctx: WebFetchContext): Promise<{ content: string; isError?: boolean }> {
     let response: GuardedResponse;
     try {
@@ -42,12 +42,12 @@ export const webFetchTool = {
     } catch (err) {
       return { isError: true, content: explainFailure(err, args.url, ctx.signal) };
     }
-    if (response.status >= 400) return { isError: true, content: explainStatus(response) };
-    return { content: render(response, args.max_chars ?? DEFAULT_MAX_CHARS) };
+    if (response.status >= 400) return { isError: true, content: await explainStatus(response) };
+    return { content: await render(response, args.max_chars ?? DEFAULT_MAX_CHARS) };
   },
 };
 
-function render(response: GuardedResponse, maxChars: number): string {
+async function render(response: GuardedResponse, maxChars: number): Promise<string> {
   const contentType = response.headers.get("content-type") ?? "";
   const kind = classify(mediaType(contentType), response.body);
   const notes: string[] = [];
@@ -60,9 +60,16 @@ function render(response: GuardedResponse, maxChars: number): string {
   }
   let text: string;
   if (kind === "html") {
-    const page = readableText(decodeText(response.body, contentType, true), response.url);
-    text = `${page.title ? `Title: ${page.title}\n` : ""}URL: ${response.url}\n\n${page.text}`;
+    const page = (await loadReader()).readableText(decodeText(response.body, contentType, true), response.url);
+    const header = [
+      page.title && `Title: ${page.title}`,
+      `URL: ${response.url}`,
+      page.byline && `Byline: ${page.byline}`,
+      page.published && `Published: ${page.published}`,
+    ];
+    text = `${header.filter(Boolean).join("\n")}\n\n${page.text}`;
     if (page.text === "") notes.push("The page has no readable text; it may need JavaScript to render.");
+    if (page.cut) notes.push("The page's markup nests too deeply to read whole; only its first part was read.");
   } else {
     // JSON and plain text are returned verbatim: the model may need to parse them exactly.
     text = decodeText(response.body, contentType, false);
@@ -77,6 +84,10 @@ function render(response: GuardedResponse, maxChars: number): string {
   }
   return notes.length === 0 ? text : `${text}\n\n${notes.map((note) => `[${note}]`).join("\n")}`;
 }
+
+// The HTML reader pulls in linkedom, Readability and turndown; `fermix ask` and the daemon import this file on their
+// start path, so those load on the first page rendered instead.
+const loadReader = () => import("./readable-text.ts");
 
 type Kind = "html" | "json" | "text" | "binary";
 
@@ -122,7 +133,7 @@ const STATUS_ADVICE: Record<number, string> = {
   429: "The site is rate-limiting requests. Wait before retrying, or use another source.",
 };
 
-function explainStatus(response: GuardedResponse): string {
+async function explainStatus(response: GuardedResponse): Promise<string> {
   const advice =
     STATUS_ADVICE[response.status] ??
     (response.status >= 500
@@ -130,7 +141,11 @@ function explainStatus(response: GuardedResponse): string {
       : "The server refused the request; check the URL.");
   const contentType = response.headers.get("content-type") ?? "";
   const raw = decodeText(response.body, contentType, true);
-  const said = (classify(mediaType(contentType), response.body) === "html" ? readableText(raw, response.url).text : raw)
+  const said = (
+    classify(mediaType(contentType), response.body) === "html"
+      ? (await loadReader()).readableText(raw, response.url).text
+      : raw
+  )
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, 300);

@@ -80,7 +80,7 @@ describe("web_fetch reads", () => {
         "",
         "By A. Writer · 3 min read",
         "",
-        "The Moon’s pull raises two bulges of water. Read more on gravity (https://news.example.com/science/gravity?ref=a&b=1) or the Wikipedia article (https://en.wikipedia.org/wiki/Tide).",
+        "The Moon’s pull raises two bulges of water. Read [more on gravity](https://news.example.com/science/gravity?ref=a&b=1) or the [Wikipedia article](https://en.wikipedia.org/wiki/Tide).",
         "",
         "## Spring and neap tides",
         "",

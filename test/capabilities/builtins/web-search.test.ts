@@ -258,9 +258,9 @@ describe("DuckDuckGo parsing", () => {
     expect(unwrapLink("")).toBeUndefined();
   });
 
-  test("duplicates are listed once and script text is never a result", () => {
+  test("duplicates are listed once and script text is never a result", async () => {
     const hits: Hit[] = [DDG_HITS[0]!, DDG_HITS[0]!, DDG_HITS[1]!];
-    const results = parseDuckDuckGoHtml(duckduckgoPage("bun", hits));
+    const results = await parseDuckDuckGoHtml(duckduckgoPage("bun", hits));
     expect(results.map((r) => r.url)).toEqual(["https://bun.sh/", "https://en.wikipedia.org/wiki/Bun_(software)"]);
   });
 });
