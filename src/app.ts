@@ -81,6 +81,8 @@ export type App = {
     startServers(): Promise<void>;
     /** Resolves once no plugin server is starting (each is ready or quarantined). */
     settled(): Promise<void>;
+    /** Whether config.toml enables any plugin or names dev_local folders now. */
+    enabled(): boolean;
   };
   /** Closes memory.db and stops plugin servers; resolves once their process trees are gone. */
   close(): Promise<void>;
@@ -94,7 +96,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const now = deps.now ?? Date.now;
   const role = deps.role ?? "oneshot";
   const knownSecrets: string[] = [];
-  const log = createLog({ file: paths.logFile, stderr: deps.logToStderr, secrets: () => knownSecrets });
+  // stderr's style (colour, plain, journald) is decided from env and fd 2 once consola loads: observability/stderr-sink.ts.
+  const log = createLog({
+    file: paths.logFile,
+    stderr: deps.logToStderr && { env: deps.env },
+    secrets: () => knownSecrets,
+  });
   const traces = createTraces({
     dir: paths.traces,
     now,
@@ -327,6 +334,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         if (!pluginRuntime && !anyPlugins(liveConfig())) return;
         await (await plugins()).reload(liveConfig());
       },
+      enabled: () => anyPlugins(liveConfig()),
       settled: async () => {
         if (pluginRuntime) await (await pluginRuntime).settled();
       },

@@ -1,3 +1,4 @@
+import { type Paint, stdoutPaint } from "../cli/paint.ts";
 import type { DoctorReport } from "./run-doctor.ts";
 
 const STATUS_WIDTH = 5;
@@ -9,11 +10,14 @@ const TITLE_WIDTH = 10;
  *     ok   config     ~/.fermix/config.toml is valid
  *     warn daemon     not running (no socket at ~/.fermix/daemon.sock)
  *          fix: fermix start
+ *
+ * On a terminal the status words are coloured (`paint`); the columns are laid out on the plain words.
  */
-export function renderReport(report: DoctorReport): string {
+export function renderReport(report: DoctorReport, paint: Paint = stdoutPaint()): string {
   const lines: string[] = [];
   for (const row of report.rows) {
-    lines.push(`${row.status.padEnd(STATUS_WIDTH)}${row.title.padEnd(TITLE_WIDTH)} ${row.detail}`);
+    const pad = " ".repeat(Math.max(0, STATUS_WIDTH - row.status.length));
+    lines.push(`${paint[row.status](row.status)}${pad}${row.title.padEnd(TITLE_WIDTH)} ${row.detail}`);
     if (row.fix && row.status !== "ok") lines.push(`${" ".repeat(STATUS_WIDTH)}fix: ${row.fix}`);
   }
   const { ok, warn, fail } = report.counts;

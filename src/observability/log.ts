@@ -1,6 +1,8 @@
-import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, mkdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import type { Env } from "../config/env.ts";
 import { redact } from "./redact.ts";
+import type { StderrLine, StderrStyle } from "./stderr-sink.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type Log = {
@@ -19,18 +21,23 @@ export const LOG_KEEP = 5;
 
 /**
  * The program's logger: one line per event, `<iso time> <LEVEL> [tag] message`, to the log file and,
- * for the daemon, stderr. Every sink receives text that already passed the redactor. (Hand-rolled
- * rather than consola: importing consola cost ~7 ms of start-up on the in-process ask path.)
+ * for the daemon, stderr. Every sink receives text that already passed the redactor. The file sink is
+ * hand-written (importing consola costs ~7 ms of start-up, which the in-process ask would pay); the stderr
+ * sink is consola, imported only when one is wanted — see stderr-sink.ts for what it prints where.
  */
 export function createLog(opts: {
   file?: string;
-  stderr?: boolean;
+  /**
+   * Also to stderr (the daemon on a terminal or under journald). Its style comes from `env` and fd 2
+   * unless `style` gives it; `write` replaces Bun.stderr (tests).
+   */
+  stderr?: boolean | { env?: Env; style?: StderrStyle; write?: (text: string) => void };
   level?: LogLevel;
   secrets?: () => readonly string[];
   now?: () => Date;
   /** Rotation: `fermix.log` → `fermix.log.1` … `.<keep>` once it would pass `maxBytes`. */
   rotate?: { maxBytes: number; keep: number };
-}): Log {
+}): Log & { stderrReady: Promise<void> } {
   const min = RANK[opts.level ?? "info"];
   const rotation = opts.rotate ?? { maxBytes: LOG_ROTATE_BYTES, keep: LOG_KEEP };
   // The log directory is made on the first line written, so a command that logs nothing writes nothing.
@@ -38,10 +45,12 @@ export function createLog(opts: {
   // What this process believes the file holds; another process (the daemon beside a CLI ask) may add to it,
   // so the real size is read again before rotating.
   let size: number | undefined;
+  const stderr = opts.stderr ? stderrSink(opts.stderr === true ? {} : opts.stderr) : undefined;
   const write = (level: LogLevel, tag: string | undefined, args: unknown[]) => {
     if (RANK[level] < min) return;
     const text = args.map((a) => (typeof a === "string" ? a : render(a))).join(" ");
-    const stamp = (opts.now?.() ?? new Date()).toISOString();
+    const date = opts.now?.() ?? new Date();
+    const stamp = date.toISOString();
     const line = `${redact(`${stamp} ${level.toUpperCase()}${tag ? ` [${tag}]` : ""} ${text}`, opts.secrets?.() ?? [])}\n`;
     if (opts.file) {
       if (!dirReady) {
@@ -60,7 +69,11 @@ export function createLog(opts: {
       appendFileSync(opts.file, line, { mode: 0o600 });
       size += bytes;
     }
-    if (opts.stderr) void Bun.write(Bun.stderr, line);
+    if (stderr) {
+      // Redacted before consola sees it: the tag and text separately, as the reporter lays them out itself.
+      const secrets = opts.secrets?.() ?? [];
+      stderr.send({ level, tag: tag && redact(tag, secrets), text: redact(text, secrets), date });
+    }
   };
   const make = (tag?: string): Log => ({
     debug: (...a) => write("debug", tag, a),
@@ -69,7 +82,47 @@ export function createLog(opts: {
     error: (...a) => write("error", tag, a),
     withTag: (t) => make(tag ? `${tag}:${t}` : t),
   });
-  return make();
+  return Object.assign(make(), { stderrReady: stderr?.ready ?? Promise.resolve() });
+}
+
+/**
+ * The stderr sink, loading consola in the background: lines logged before it is loaded wait in order and go
+ * out first. Should the process exit before then, they are written plainly on the way out rather than lost.
+ */
+function stderrSink(o: { env?: Env; style?: StderrStyle; write?: (text: string) => void }) {
+  const write = o.write ?? writeStderr;
+  let send: ((line: StderrLine) => void) | undefined;
+  let pending: StderrLine[] = [];
+  const onExit = () => {
+    for (const l of pending)
+      write(`${l.date.toISOString()} ${l.level.toUpperCase()}${l.tag ? ` [${l.tag}]` : ""} ${l.text}\n`);
+    pending = [];
+  };
+  process.once("exit", onExit);
+  const ready = import("./stderr-sink.ts").then(({ createStderrSink, stderrStyle }) => {
+    send = createStderrSink(o.style ?? stderrStyle(o.env ?? {}), write);
+    process.off("exit", onExit);
+    for (const l of pending) send(l);
+    pending = [];
+  });
+  // A sink that could not load still writes its lines, plainly, when the process exits.
+  ready.catch(() => {});
+  return { ready, send: (line: StderrLine) => (send ? send(line) : void pending.push(line)) };
+}
+
+/**
+ * Synchronously, as node writes stderr to files, terminals and pipes on Linux: a `Bun.write` still in flight
+ * when the process exits is dropped, and the last line before an exit ("stopped", a fatal error) is the one
+ * most wanted. A descriptor that would block (a full non-blocking pipe) gets the asynchronous write instead.
+ */
+function writeStderr(text: string): void {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  try {
+    while (done < bytes.length) done += writeSync(2, bytes, done);
+  } catch {
+    void Bun.write(Bun.stderr, bytes.subarray(done)).catch(() => {});
+  }
 }
 
 function render(value: unknown): string {

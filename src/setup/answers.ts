@@ -237,9 +237,16 @@ async function userNameAnswer(
 }
 
 async function askProvider(prompter: Prompter, known: string): Promise<ProviderDescriptor> {
-  const menu = PROVIDERS.map(
-    (p, i) => `  ${i + 1}) ${p.id.padEnd(11)} ${p.label}${p.keyless ? " (local, no key)" : ""}`,
-  );
+  const entry = (p: ProviderDescriptor) => `${p.id.padEnd(11)} ${p.label}${p.keyless ? " (local, no key)" : ""}`;
+  if (prompter.choose) {
+    const id = await prompter.choose(
+      "Provider",
+      PROVIDERS.map((p) => ({ value: p.id, label: entry(p) })),
+      known,
+    );
+    return orUsage(checkProvider(id), "--provider");
+  }
+  const menu = PROVIDERS.map((p, i) => `  ${i + 1}) ${entry(p)}`);
   return askChecked(prompter, `Providers:\n${menu.join("\n")}\nProvider`, known, checkProvider);
 }
 
@@ -259,6 +266,7 @@ async function askChecked<T>(
 }
 
 async function askYes(prompter: Prompter, question: string, byDefault: boolean): Promise<boolean> {
+  if (prompter.confirm) return prompter.confirm(question, byDefault);
   for (;;) {
     const answer = (await prompter.line(`${question} [${byDefault ? "Y/n" : "y/N"}]: `)).trim().toLowerCase();
     if (!answer) return byDefault;

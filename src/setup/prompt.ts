@@ -13,6 +13,25 @@ export type SetupIo = {
   isTTY: boolean;
   /** Turns the terminal's echo and line editing off (raw) and on again; absent when stdin is no terminal. */
   setRawMode?(raw: boolean): void;
+  /** A real terminal's widgets (consola): absent in tests, when piped, and on a terminal of unknown width. */
+  ui?: SetupUi;
+};
+
+/** ok ✔, warn ⚠, fail ✖, info ℹ on a terminal; the plain words setup always wrote elsewhere. */
+export type StatusKind = "ok" | "warn" | "fail" | "info";
+
+/**
+ * consola's prompt and status lines (setup/terminal-ui.ts). Only choices and confirmations use its prompt:
+ * it has no prompt without echo, so an API key is always read by `Prompter.hidden`, and typed answers keep
+ * their checks and re-asking in answers.ts.
+ */
+export type SetupUi = {
+  /** One of `options`, picked with the arrow keys; `initial` is highlighted first. Ctrl-C cancels setup. */
+  choose(question: string, options: Array<{ value: string; label: string }>, initial: string): Promise<string>;
+  /** Yes or no; `initial` is what Enter takes. Ctrl-C cancels setup. */
+  confirm(question: string, initial: boolean): Promise<boolean>;
+  /** One status line (its continuation lines indented by the caller), coloured unless NO_COLOR. */
+  status(kind: StatusKind, text: string): Promise<void>;
 };
 
 export type Prompter = {
@@ -24,6 +43,9 @@ export type Prompter = {
   hidden(question: string): Promise<string>;
   /** Everything left on the input (a piped key); more than `maxBytes` is a usage error. */
   rest(maxBytes: number): Promise<string>;
+  /** The terminal's choice and confirmation widgets when it has them; the caller asks with `line` otherwise. */
+  choose?: SetupUi["choose"];
+  confirm?: SetupUi["confirm"];
 };
 
 export const SetupCancelled = (why: string) => new FermixError("cancelled", `setup ${why}; nothing was written`);
@@ -52,6 +74,8 @@ export function createPrompter(io: SetupIo): Prompter {
   };
 
   return {
+    choose: io.ui?.choose,
+    confirm: io.ui?.confirm,
     say: (text) => io.write(text),
     async line(question) {
       await io.write(question);

@@ -12,7 +12,7 @@ import { probeProvider } from "../providers/probe.ts";
 import type { ServiceScope } from "../service/target.ts";
 import { type AnswerDeps, gatherPersonal, gatherProvider, type ProviderAnswers, type SetupFlags } from "./answers.ts";
 import { previewSetup, type SetupChanges, writeSetup } from "./config-edit.ts";
-import { createPrompter, type SetupIo } from "./prompt.ts";
+import { createPrompter, type SetupIo, type StatusKind } from "./prompt.ts";
 import { planSetupService, runServiceStep, type ServiceDeps, type ServiceStep } from "./service-step.ts";
 
 /**
@@ -86,7 +86,7 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void
   const before = existsSync(paths.config) ? readFileSync(paths.config, "utf8") : "";
   previewSetup(before, changes, paths.config);
 
-  const lines: string[] = [];
+  const lines: SummaryLine[] = [];
   const slot = providerKeySlot(answers.provider);
   if (answers.newKey !== undefined) {
     const preferFile = core?.secret_store === "file";
@@ -97,46 +97,50 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void
     const why = preferFile ? 'as [fermix_core] secret_store = "file" asks' : "since no OS keyring took it";
     const place =
       where === "keyring" ? `the OS keyring (${slot})` : `the file store, ${join(paths.secrets, slot)} (0600), ${why}`;
-    lines.push(`API key: stored in ${place}; config.toml points at it with api_key = "@keyring"`);
+    lines.push(ok(`API key: stored in ${place}; config.toml points at it with api_key = "@keyring"`));
   } else if (answers.keptKey !== undefined) {
-    lines.push(`API key: kept the one config.toml already gives ${answers.provider.label}`);
+    lines.push(ok(`API key: kept the one config.toml already gives ${answers.provider.label}`));
   } else {
-    lines.push(`API key: none needed for ${answers.provider.label} (${answers.baseUrl})`);
+    lines.push(ok(`API key: none needed for ${answers.provider.label} (${answers.baseUrl})`));
   }
 
   const { changed } = writeSetup(paths.config, changes);
   const what = `primary provider ${answers.provider.id}, model ${answers.model}, assistant "${answers.agentName}", time zone ${answers.timezone}`;
   lines.unshift(
-    changed
-      ? `config: updated ${paths.config} (${what})`
-      : `config: ${paths.config} already holds these answers; unchanged`,
+    ok(
+      changed
+        ? `config: updated ${paths.config} (${what})`
+        : `config: ${paths.config} already holds these answers; unchanged`,
+    ),
   );
   const seeded = seedPromptFiles(paths, answers.agentName);
   reconcileAgentName(paths, answers.agentName);
   if (seeded.length)
-    lines.push(`prompt files: wrote ${seeded.length} starting files (IDENTITY.md, USER.md, …) in ${paths.home}`);
+    lines.push(ok(`prompt files: wrote ${seeded.length} starting files (IDENTITY.md, USER.md, …) in ${paths.home}`));
 
   let failure: unknown;
   if (!answers.service) {
-    lines.push(
-      flags.service === false
-        ? "service: skipped (--no-service); fermix ask works without it, fermix start runs the daemon in the background"
-        : "service: skipped; install it later with fermix service install",
-    );
+    lines.push({
+      kind: "info",
+      text:
+        flags.service === false
+          ? "service: skipped (--no-service); fermix ask works without it, fermix start runs the daemon in the background"
+          : "service: skipped; install it later with fermix service install",
+    });
   } else if (planned && !planned.ok) {
-    lines.push(`service: skipped: ${planned.reason}`);
+    lines.push({ kind: "warn", text: `service: skipped: ${planned.reason}` });
   } else if (planned?.ok) {
     try {
       // The daemon reads config.toml and resolves the key once, at start.
       const stale = changed || answers.keyChanged;
-      lines.push(...describeService(await runServiceStep(planned.plan, stale, serviceDeps)));
+      lines.push(ok(describeService(await runServiceStep(planned.plan, stale, serviceDeps)).join("\n")));
     } catch (err) {
       failure = err;
-      lines.push("service: not installed (see below)");
+      lines.push({ kind: "fail", text: "service: not installed (see below)" });
     }
   }
 
-  await io.write(`\n${lines.join("\n")}\n\nNext:\n  fermix ask "hello"\n  fermix status\n`);
+  await writeSummary(io, lines);
   if (failure !== undefined) {
     const reason = failure instanceof Error ? failure.message : String(failure);
     throw new FermixError(
@@ -151,10 +155,10 @@ async function testProvider(answers: ProviderAnswers, flags: SetupFlags, deps: S
   const { io } = deps;
   const label = answers.provider.label;
   if (flags.skipTest) {
-    await io.write(`Not testing ${label} (--skip-test).\n`);
+    await status(io, "info", `Not testing ${label} (--skip-test).`);
     return;
   }
-  await io.write(`Testing ${label} (${answers.model})…\n`);
+  await status(io, "info", `Testing ${label} (${answers.model})…`);
   const result = await probeProvider(
     {
       provider: answers.provider.id,
@@ -171,10 +175,30 @@ async function testProvider(answers: ProviderAnswers, flags: SetupFlags, deps: S
     );
   }
   if (result.status === "warn") {
-    await io.write(`warning: ${result.detail}${result.fix ? `\n  fix: ${result.fix}` : ""}\n`);
+    const fix = result.fix ? `\n  fix: ${result.fix}` : "";
+    await status(io, "warn", `warning: ${result.detail}${fix}`, `${result.detail}${fix}`);
     return;
   }
-  await io.write(`ok: ${result.detail}\n`);
+  await status(io, "ok", `ok: ${result.detail}`, result.detail);
+}
+
+type SummaryLine = { kind: StatusKind; text: string };
+const ok = (text: string): SummaryLine => ({ kind: "ok", text });
+
+/**
+ * A status line: consola's icon and colour on a terminal (where the icon says what "ok: " or "warning: "
+ * said), else the plain words setup has always written, which scripts and the tests read.
+ */
+function status(io: SetupIo, kind: StatusKind, plain: string, onTerminal = plain): Promise<void> {
+  return io.ui ? io.ui.status(kind, onTerminal) : io.write(`${plain}\n`);
+}
+
+async function writeSummary(io: SetupIo, lines: SummaryLine[]): Promise<void> {
+  const next = 'Next:\n  fermix ask "hello"\n  fermix status\n';
+  if (!io.ui) return io.write(`\n${lines.map((l) => l.text).join("\n")}\n\n${next}`);
+  await io.write("\n");
+  for (const line of lines) await io.ui.status(line.kind, line.text);
+  await io.write(`\n${next}`);
 }
 
 function describeService(step: ServiceStep): string[] {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { PLAIN } from "../../src/cli/paint.ts";
 import { defineCheck } from "../../src/doctor/check.ts";
 import { renderReport } from "../../src/doctor/render.ts";
 import { runDoctor } from "../../src/doctor/run-doctor.ts";
@@ -36,7 +37,7 @@ describe("runDoctor", () => {
       ["disk", "ok"],
     ]);
     expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 9, warn: 1, fail: 0 } });
-    const text = renderReport(report)
+    const text = renderReport(report, PLAIN)
       .replaceAll(api.baseUrl, "FAKE")
       .replace(/\(\d+ plugins\)/, "(N plugins)");
     expect(text).toMatchInlineSnapshot(`
@@ -104,17 +105,20 @@ describe("runDoctor", () => {
   });
 
   test("the summary line counts warnings and failures", () => {
-    const text = renderReport({
-      ok: false,
-      full: false,
-      version: "1",
-      counts: { ok: 0, warn: 2, fail: 1 },
-      rows: [
-        { id: "a", title: "a", status: "fail", detail: "broken", fix: "mend it" },
-        { id: "b", title: "b", status: "warn", detail: "odd", fix: "look" },
-        { id: "c", title: "c", status: "warn", detail: "odd" },
-      ],
-    });
+    const text = renderReport(
+      {
+        ok: false,
+        full: false,
+        version: "1",
+        counts: { ok: 0, warn: 2, fail: 1 },
+        rows: [
+          { id: "a", title: "a", status: "fail", detail: "broken", fix: "mend it" },
+          { id: "b", title: "b", status: "warn", detail: "odd", fix: "look" },
+          { id: "c", title: "c", status: "warn", detail: "odd" },
+        ],
+      },
+      PLAIN,
+    );
     expect(text).toBe(
       "fail a          broken\n     fix: mend it\nwarn b          odd\n     fix: look\nwarn c          odd\n\n0 ok, 2 warnings, 1 failure\n",
     );
