@@ -3,11 +3,12 @@
 #
 #   curl -fsSL https://get.fermix.dev/install.sh | sh
 #   curl -fsSL https://get.fermix.dev/install.sh | sh -s -- --version 0.2.0
-#   sh install.sh [--prefix DIR] [--version V] [--yes]
+#   sh install.sh [--prefix DIR] [--version V] [--yes] [--no-completions]
 #
 # It reads releases.json, picks this machine's build, checks its sha256 and its signature, and renames it
 # into DIR/bin (default ~/.local/bin) in one step: an existing fermix is either replaced whole or left as it
-# was, and nothing is left behind on failure. Running it again is safe.
+# was, and nothing is left behind on failure. Running it again is safe. Then it writes shell completions for
+# the shells this machine has (bash, zsh, fish) into your home, where each shell looks for them.
 #
 # Environment: FERMIX_RELEASES_URL  another releases.json (a mirror, a test server).
 #
@@ -27,12 +28,13 @@ PEM
 
 usage() {
   cat <<'EOF'
-Usage: sh install.sh [--prefix DIR] [--version V] [--yes]
+Usage: sh install.sh [--prefix DIR] [--version V] [--yes] [--no-completions]
 
-  --prefix DIR   install into DIR/bin (default: ~/.local, so ~/.local/bin/fermix)
-  --version V    install release V (default: the latest)
-  -y, --yes      never prompt; print the next step instead of offering to run it
-  -h, --help     show this help
+  --prefix DIR      install into DIR/bin (default: ~/.local, so ~/.local/bin/fermix)
+  --version V       install release V (default: the latest)
+  -y, --yes         never prompt; print the next step instead of offering to run it
+  --no-completions  do not write shell completions (bash, zsh, fish) into your home
+  -h, --help        show this help
 
 FERMIX_RELEASES_URL points the installer at another releases.json.
 EOF
@@ -53,6 +55,7 @@ has() { command -v "$1" >/dev/null 2>&1; }
 prefix=
 version=
 assume_yes=
+completions=1
 while [ $# -gt 0 ]; do
   case $1 in
     --prefix)
@@ -68,6 +71,7 @@ while [ $# -gt 0 ]; do
       ;;
     --version=*) version=${1#--version=}; shift ;;
     -y | --yes) assume_yes=1; shift ;;
+    --no-completions) completions=; shift ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option: $1" "run sh install.sh --help" ;;
   esac
@@ -315,6 +319,48 @@ if [ -z "$already" ]; then
   say "Installed fermix $version to $dest"
   if [ -n "$previous" ] && [ "$previous" != "$version" ]; then
     say "  (was $previous; a running fermix service keeps the old version until: fermix restart)"
+  fi
+fi
+
+# --- shell completions ------------------------------------------------------------------------------------
+# `fermix completion SHELL` for each shell this machine has, written where that shell looks without root.
+# Best effort: fermix is installed either way, so a completion that cannot be written is only a note.
+
+# write_completion SHELL FILE: the new script replaces the old one whole, or nothing changes.
+write_completion() {
+  mkdir -p "${2%/*}" 2>/dev/null || return 1
+  if "$dest" completion "$1" >"$2.new.$$" 2>/dev/null && mv -f "$2.new.$$" "$2"; then return 0; fi
+  rm -f "$2.new.$$" 2>/dev/null
+  return 1
+}
+
+if [ -n "$completions" ] && [ -n "${HOME:-}" ]; then
+  data_home=${XDG_DATA_HOME:-$HOME/.local/share}
+  if has bash; then
+    file=$data_home/bash-completion/completions/fermix
+    if write_completion bash "$file"; then
+      say "Completions for bash: $file"
+      say "  (the bash-completion package loads it; without that package, add to ~/.bashrc: . \"$file\")"
+    else
+      say "note: bash completions were not written to $file (fermix is installed all the same)"
+    fi
+  fi
+  if has zsh; then
+    file=$data_home/zsh/site-functions/_fermix
+    if write_completion zsh "$file"; then
+      say "Completions for zsh: $file"
+      say "  (zsh loads it once ~/.zshrc has, before compinit: fpath=(\"${file%/*}\" \$fpath))"
+    else
+      say "note: zsh completions were not written to $file (fermix is installed all the same)"
+    fi
+  fi
+  if has fish; then
+    file=${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions/fermix.fish
+    if write_completion fish "$file"; then
+      say "Completions for fish: $file"
+    else
+      say "note: fish completions were not written to $file (fermix is installed all the same)"
+    fi
   fi
 fi
 

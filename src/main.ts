@@ -1,80 +1,80 @@
 #!/usr/bin/env bun
-import { type CliCommand, wantsHelp } from "./cli/command.ts";
+import { defineCommand, lazy } from "./cli/command.ts";
 import { writeErr, writeOut } from "./cli/output.ts";
-import { USAGE } from "./cli/usage.ts";
 import { VERSION } from "./version.ts";
 
 /**
- * argv → command. Verbs load lazily so `--version` and `ask` pay only for what they use; the
- * table is the one place a verb is registered.
+ * The command tree. Every verb is a citty command in its own file under src/cli/, loaded only when it runs
+ * (or when help or a completion needs its declaration); this table is the one place a verb is registered.
  */
-const COMMANDS: Record<string, () => Promise<{ default: CliCommand }>> = {
-  ask: () => import("./cli/ask.ts"),
-  chat: () => import("./cli/ask.ts"),
-  run: () => import("./cli/run.ts"),
-  status: () => import("./cli/status.ts"),
-  health: () => import("./cli/health.ts"),
-  stop: () => import("./cli/stop.ts"),
-  capabilities: () => import("./cli/capabilities.ts"),
-  memory: () => import("./cli/memory.ts"),
-  plugins: () => import("./cli/plugins.ts"),
-  sandbox: () => import("./cli/sandbox.ts"),
-  grant: () => import("./cli/grant.ts"),
-  revoke: () => import("./cli/revoke.ts"),
-  skills: () => import("./cli/skills.ts"),
-  debug: () => import("./cli/debug.ts"),
-  start: () => import("./cli/start.ts"),
-  restart: () => import("./cli/restart.ts"),
-  service: () => import("./cli/service.ts"),
-  setup: () => import("./cli/setup.ts"),
-  doctor: () => import("./cli/doctor.ts"),
-  upgrade: () => import("./cli/upgrade.ts"),
-  // Hidden: install.sh runs it on a freshly downloaded binary when cosign is absent.
-  "verify-release": () => import("./cli/verify-release.ts"),
-};
+export const fermix = defineCommand({
+  meta: {
+    name: "fermix",
+    version: VERSION,
+    usage: "<command> [options]",
+    description: "a personal AI agent in one binary",
+    examples: [
+      'fermix ask "what is a monad, in two sentences?"',
+      'git diff | fermix ask "write the commit message"',
+      'fermix ask --json "ping" | jq -r .response',
+    ],
+  },
+  args: { version: { type: "boolean", alias: "V", description: "print the version" } },
+  subCommands: {
+    ask: lazy(() => import("./cli/ask.ts")),
+    run: lazy(() => import("./cli/run.ts")),
+    status: lazy(() => import("./cli/status.ts")),
+    health: lazy(() => import("./cli/health.ts")),
+    logs: lazy(() => import("./cli/logs.ts")),
+    start: lazy(() => import("./cli/start.ts")),
+    stop: lazy(() => import("./cli/stop.ts")),
+    restart: lazy(() => import("./cli/restart.ts")),
+    service: lazy(() => import("./cli/service.ts")),
+    setup: lazy(() => import("./cli/setup.ts")),
+    doctor: lazy(() => import("./cli/doctor.ts")),
+    upgrade: lazy(() => import("./cli/upgrade.ts")),
+    capabilities: lazy(() => import("./cli/capabilities.ts")),
+    skills: lazy(() => import("./cli/skills.ts")),
+    memory: lazy(() => import("./cli/memory.ts")),
+    plugins: lazy(() => import("./cli/plugins.ts")),
+    sandbox: lazy(() => import("./cli/sandbox.ts")),
+    grant: lazy(() => import("./cli/grant.ts")),
+    revoke: lazy(() => import("./cli/revoke.ts")),
+    completion: lazy(() => import("./cli/completion.ts")),
+    help: lazy(() => import("./cli/help.ts")),
+    // Hidden: developer diagnostics, not a stable interface.
+    debug: lazy(() => import("./cli/debug.ts")),
+    // Hidden: the shell completion scripts call it for candidates.
+    complete: lazy(() => import("./cli/complete.ts")),
+    // Hidden: install.sh runs it on a freshly downloaded binary when cosign is absent.
+    "verify-release": lazy(() => import("./cli/verify-release.ts")),
+  },
+});
 
 async function main(argv: string[]): Promise<number> {
-  const [verb, ...rest] = argv;
-  if (verb === undefined) {
-    await writeErr(USAGE);
-    return 2;
-  }
+  const verb = argv[0];
+  // The fastest path, answered before the command tree's code loads: scripts and `fermix upgrade` call it.
   if (verb === "--version" || verb === "-V" || verb === "version") {
     await writeOut(`${VERSION}\n`);
     return 0;
   }
-  if (verb === "help" || verb === "--help" || verb === "-h") {
-    const topic = rest[0] && COMMANDS[rest[0]];
-    if (topic) return showHelp((await topic()).default);
-    await writeOut(USAGE);
-    return 0;
-  }
-  const load = COMMANDS[verb];
-  if (!load) {
-    await writeErr(`fermix: unknown command: ${verb}\n${USAGE}`);
-    return 2;
-  }
+  const { runCli } = await import("./cli/dispatch.ts");
   try {
-    const command = (await load()).default;
-    if (wantsHelp(rest)) return showHelp(command);
-    return await command.run(rest);
+    return await runCli(fermix, argv);
   } catch (err) {
     const { reportError } = await import("./cli/exit.ts");
     return reportError(err);
   }
 }
 
-async function showHelp(command: CliCommand): Promise<number> {
-  const { renderHelp } = await import("./cli/command.ts");
-  await writeOut(renderHelp(command));
-  return 0;
+// Imported (by tests walking the tree) it only declares; run, it is the CLI. Long-running verbs return when
+// done; exiting explicitly ends anything still holding the loop (stdin, timers).
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    async (err) => {
+      await writeErr(`fermix: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }
-
-// Long-running verbs return when done; exiting explicitly ends anything still holding the loop (stdin, timers).
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  async (err) => {
-    await writeErr(`fermix: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);

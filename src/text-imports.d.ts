@@ -3,3 +3,9 @@ declare module "*.md" {
   const text: string;
   export default text;
 }
+
+// The bash completion script, printed by `fermix completion bash`.
+declare module "*.bash" {
+  const text: string;
+  export default text;
+}

@@ -3,32 +3,14 @@ import { type AuthLoginOptions, authLogin, authLogout, authReauthorize, authRefr
 import { createTokenStore } from "../plugins/oauth/token-store.ts";
 import type { CliResult } from "../plugins/settings/cli.ts";
 import type { PluginContext } from "./_plugins.ts";
-import { parseStrict } from "./args.ts";
-import { UsageError } from "./exit.ts";
 
 /** `plugins auth login|reauthorize|refresh|logout NAME [--no-browser --port N --timeout S]`. */
 export async function oauthCommand(
   action: string,
   name: string,
-  extra: string[],
+  opts: AuthLoginOptions,
   ctx: PluginContext,
 ): Promise<CliResult> {
-  const flags = parseStrict(
-    extra,
-    {
-      "no-browser": { type: "boolean", description: "print the sign-in URL instead of opening a browser" },
-      browser: { type: "boolean", description: "" },
-      port: { type: "string", description: "the loopback port for the redirect" },
-      timeout: { type: "string", description: "seconds to wait for the sign-in" },
-    },
-    `plugins auth ${action}`,
-  );
-  if (flags._.length) throw UsageError(`plugins auth ${action}: unexpected "${flags._[0]}"`);
-  const opts: AuthLoginOptions = {
-    noBrowser: flags.browser === false || flags["no-browser"] === true,
-    port: flags.port === undefined ? undefined : Number(flags.port),
-    timeoutSeconds: flags.timeout === undefined ? undefined : Number(flags.timeout),
-  };
   const entries = await ctx.host.entries(ctx.config);
   const deps = {
     configFile: ctx.paths.config,

@@ -5,8 +5,8 @@ import { FermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
 import { type AskDone, AskRequest } from "../protocol/schemas.ts";
-import { type ParsedArgs, parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import type { ParsedArgs } from "./args.ts";
+import { defineCommand } from "./command.ts";
 import { asFermixError, EXIT, exitCodeFor, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
@@ -15,14 +15,23 @@ export const DEFAULT_TIMEOUT_MS = 300_000;
 /** How long a signalled in-process ask gives its plugin servers to stop before they are killed outright. */
 const SIGNAL_GRACE_MS = 2_000;
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "ask",
+    alias: "chat",
     usage: "ask [options] [words…]",
-    description:
-      "Ask once and print the answer. Piped stdin is added to the words. Runs through the daemon when one is up, otherwise in this process.",
+    description: "Ask once and print the answer",
+    details: "Piped stdin is added to the words. Runs through the daemon when one is up, otherwise in this process.",
+    examples: [
+      'fermix ask "what is a monad, in two sentences?"',
+      'git diff | fermix ask "write the commit message"',
+      'id=$(fermix ask --json "remember: the build is red" | jq -r .session_id)',
+      'fermix ask -s "$id" "what did I tell you?"',
+    ],
+    takesWords: true,
   },
-  options: {
+  args: {
+    words: { type: "positional", required: false, valueHint: "words…", description: "the question" },
     session: { type: "string", alias: "s", valueHint: "ID", description: "continue (or start) the session ID" },
     timeout: {
       type: "string",
@@ -39,8 +48,7 @@ const command = defineCliCommand({
       description: "require the daemon (exit 3 when it is down); --no-daemon: run in-process",
     },
   },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "ask");
+  async run({ args }) {
     const json = args.json === true;
     const streaming = !json && (await isCharacterDevice(1));
     let printed = false;
@@ -75,8 +83,6 @@ const command = defineCliCommand({
     }
   },
 });
-
-export default command;
 
 async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
   const words = args._.join(" ");

@@ -4,29 +4,26 @@ import { createRegistry } from "../capabilities/registry.ts";
 import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { createSkillCatalog } from "../skills/catalog.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { UsageError } from "./exit.ts";
 import { answerQuery } from "./query.ts";
 
-const KINDS = ["builtin", "skill", "mcp", "plugin"] as const;
+export const KINDS = ["builtin", "skill", "mcp", "plugin"] as const;
 type Kind = (typeof KINDS)[number];
 
 type Row = { name: string; kind: Kind; description: string; policy: string; read_only: boolean };
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "capabilities",
-    usage: "capabilities [--kind K] [--json]",
-    description:
-      "List every tool the agent can use as the owner: built-ins now, skills, MCP and plugins as they arrive.",
+    description: "List the tools the agent can use",
+    details: "Every tool the agent can use as the owner: built-ins now, skills, MCP and plugins as they arrive.",
   },
-  options: {
+  args: {
     kind: { type: "string", valueHint: "K", description: `only this kind (${KINDS.join(", ")})` },
     json: { type: "boolean", description: "print the typed JSON envelope" },
   },
-  run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "capabilities");
+  run({ args }) {
     const kind = args.kind as string | undefined;
     if (kind !== undefined && !KINDS.includes(kind as Kind)) {
       throw UsageError(`capabilities: --kind must be one of ${KINDS.join(", ")}`);
@@ -39,8 +36,6 @@ const command = defineCliCommand({
     });
   },
 });
-
-export default command;
 
 async function listCapabilities(): Promise<Row[]> {
   const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);

@@ -1,15 +1,15 @@
 import { processEnv } from "../config/env.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { EXIT, jsonEnvelope, UsageError } from "./exit.ts";
 import { writeOut } from "./output.ts";
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "doctor",
     usage: "doctor [--full] [--json] | doctor --template NAME",
-    description: [
-      "Check this install and say what to fix: config.toml, each configured provider (one cheap request",
+    description: "Check config, providers, daemon, service, keychain, plugins and disk",
+    details: [
+      "It checks config.toml, each configured provider (one cheap request",
       "each: the key, the model, and for Ollama the context it serves), the daemon and its version, the",
       "service unit, the keychain, enabled plugins' sign-ins, the embedded catalog's signature and free disk.",
       "Probes time out after 5 s. --full also walks every enabled plugin's readiness (manifest, settings,",
@@ -17,14 +17,12 @@ const command = defineCliCommand({
       "--template FERMIX.md (or SOUL.md) prints the template this build ships, to compare with your copy.",
     ].join("\n"),
   },
-  options: {
+  args: {
     full: { type: "boolean", description: "also check each enabled plugin's readiness in full" },
     json: { type: "boolean", description: "print the typed JSON envelope with every row" },
     template: { type: "string", valueHint: "NAME", description: "print the shipped FERMIX.md or SOUL.md template" },
   },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "doctor");
-    if (args._.length) throw UsageError(`doctor: unexpected argument ${args._[0]}`);
+  async run({ args }) {
     if (typeof args.template === "string") {
       const { shippedTemplate } = await import("../agent/prompt-files.ts");
       const text = shippedTemplate(args.template);
@@ -43,5 +41,3 @@ const command = defineCliCommand({
     return report.ok ? EXIT.ok : EXIT.error;
   },
 });
-
-export default command;

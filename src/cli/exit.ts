@@ -30,7 +30,11 @@ export function asFermixError(err: unknown): FermixError {
 export async function reportError(err: unknown): Promise<number> {
   const error = asFermixError(err);
   await writeErr(`fermix: ${redact(error.message)}\n`);
-  if (error.code === "usage") await writeErr("Run `fermix help` for usage.\n");
+  // The dispatcher names the command a usage error came from, so the hint points at that command's help.
+  if (error.code === "usage") {
+    const command = typeof error.data.command === "string" && error.data.command ? `${error.data.command} ` : "";
+    await writeErr(`Run \`fermix ${command}--help\` for usage.\n`);
+  }
   return exitCodeFor(error);
 }
 

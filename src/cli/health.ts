@@ -1,13 +1,11 @@
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { connectDaemon } from "./daemon-client.ts";
 import { answerQuery } from "./query.ts";
 
-const command = defineCliCommand({
-  meta: { name: "health", usage: "health [--json]", description: "Check that the daemon answers on its socket." },
-  options: { json: { type: "boolean", description: "print the typed JSON envelope" } },
-  run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "health");
+export default defineCommand({
+  meta: { name: "health", description: "Check that the daemon answers on its socket" },
+  args: { json: { type: "boolean", description: "print the typed JSON envelope" } },
+  run({ args }) {
     return answerQuery({
       json: args.json === true,
       query: () => connectDaemon().client.health(),
@@ -15,5 +13,3 @@ const command = defineCliCommand({
     });
   },
 });
-
-export default command;

@@ -9,33 +9,40 @@ import type { RevisionSummary } from "../memory/resources.ts";
 import type { ReviewReport } from "../memory/review.ts";
 import { resolveRoutes } from "../providers/routes.ts";
 import { WIRES } from "../providers/wires/registry.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { EXIT, UsageError } from "./exit.ts";
 import { writeOut } from "./output.ts";
 
-const USAGE = "usage: fermix memory review [--now] | fermix memory restore ID | fermix memory revisions [NAME]";
-
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "memory",
-    usage: "memory review [--now] | restore ID | revisions [NAME]",
-    description:
-      "Review stored facts and rebuild USER.md and MEMORY.md (--now: even if the last review was under 24 h ago), list the files' revisions, or restore one.",
+    description: "Review stored facts, list or restore revisions of USER.md and MEMORY.md",
   },
-  options: { now: { type: "boolean", description: "review now, whenever the last review ran" } },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "memory");
-    const [action, arg, extra] = args._;
-    if (extra !== undefined) throw UsageError(USAGE);
-    if (action === "review" && arg === undefined) return review(args.now === true);
-    if (action === "restore" && arg !== undefined && !args.now) return restore(parseRevisionId(arg));
-    if (action === "revisions" && !args.now) return revisions(arg);
-    throw UsageError(USAGE);
+  subCommands: {
+    review: defineCommand({
+      meta: {
+        name: "review",
+        description: "Review stored facts and rebuild USER.md and MEMORY.md",
+        details: "A review runs at most once in 24 h unless --now says otherwise.",
+      },
+      args: { now: { type: "boolean", description: "review now, whenever the last review ran" } },
+      run: ({ args }) => review(args.now === true),
+    }),
+    revisions: defineCommand({
+      meta: { name: "revisions", description: "List the revisions of USER.md and MEMORY.md (or of one file)" },
+      args: { name: { type: "positional", required: false, description: "only this file's revisions" } },
+      run: ({ args }) => revisions(args.name),
+    }),
+    restore: defineCommand({
+      meta: {
+        name: "restore",
+        description: "Restore a file to one of its revisions (fermix memory revisions lists them)",
+      },
+      args: { id: { type: "positional", required: true, description: "the revision, rev_<n> or the bare number" } },
+      run: ({ args }) => restore(parseRevisionId(args.id)),
+    }),
   },
 });
-
-export default command;
 
 /** memory.db, the profile files and the review, as the daemon would build them, in this process. */
 async function localReview() {

@@ -6,7 +6,7 @@
 let queue: Promise<unknown> = Promise.resolve();
 
 export function writeOut(text: string): Promise<void> {
-  return enqueue(() => Bun.write(Bun.stdout, text));
+  return enqueue(() => Bun.write(Bun.stdout, text).catch(readerGone));
 }
 
 export function writeErr(text: string): Promise<void> {
@@ -17,4 +17,13 @@ function enqueue(write: () => Promise<number>): Promise<void> {
   const next = queue.then(write, write);
   queue = next.catch(() => {});
   return next.then(() => {});
+}
+
+/**
+ * The reader of stdout went away (`fermix logs -f | head`): it has all it wanted, so this process is done, as a
+ * shell pipeline expects — quietly, not with "EPIPE: broken pipe" and exit 1.
+ */
+function readerGone(err: unknown): never {
+  if ((err as NodeJS.ErrnoException)?.code === "EPIPE") process.exit(0);
+  throw err;
 }

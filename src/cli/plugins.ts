@@ -1,65 +1,102 @@
-import type { CliResult } from "../plugins/settings/cli.ts";
-import { pluginContext } from "./_plugins.ts";
-import { tellDaemonToReload } from "./_plugins-live.ts";
+import type { ArgsDef, CommandMeta } from "citty";
 import { settingsCommand } from "./_plugins-settings.ts";
 import { storeCommand } from "./_plugins-store.ts";
-import { type ParsedArgs, parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
-import { EXIT, jsonEnvelope, UsageError } from "./exit.ts";
-import { writeErr, writeOut } from "./output.ts";
+import { JSON_ARG, PLUGIN_ARG, runPluginVerb } from "./_plugins-verb.ts";
+import { defineCommand, lazy } from "./command.ts";
 import { runValidate } from "./plugins-validate.ts";
 
-const USAGE = [
-  "plugins list | catalog | installed | doctor [NAME] | reload",
-  "plugins enable NAME | disable NAME",
-  "plugins install NAME[@VER] | upgrade NAME | pin NAME@VER | uninstall NAME | gc",
-  "plugins validate DIR",
-  "plugins config NAME | config set NAME KEY VALUE",
-  "plugins auth set NAME (secret on stdin) | auth clear NAME | auth status [NAME]",
-].join("\n       fermix ");
+const OPTIONAL_PLUGIN = { ...PLUGIN_ARG, required: false } as const;
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "plugins",
-    usage: USAGE,
-    description:
-      "Manage plugins from the signed catalog inside this binary. Plain output is tab-separated; --json gives the typed envelope.",
+    description: "Manage plugins: list, catalog, install, enable, configure, sign in, …",
+    details:
+      "Plugins come from the signed catalog inside this binary. Plain output is tab-separated; --json gives the typed envelope.",
+    examples: [
+      "fermix plugins catalog",
+      "fermix plugins enable github",
+      'echo "$TOKEN" | fermix plugins auth set slack',
+      "fermix plugins doctor",
+    ],
   },
-  options: { json: { type: "boolean", description: "print the typed JSON envelope" } },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "plugins");
-    const [sub, ...rest] = args._;
-    if (!sub) throw UsageError(`usage: fermix ${USAGE}`);
-    if (sub === "validate") {
-      if (rest.length !== 1) throw UsageError("usage: fermix plugins validate DIR");
-      return runValidate(rest[0]!, args.json === true);
-    }
-    const result = (await storeCommand(sub, rest)) ?? (await settingsCommand(sub, rest));
-    if (!result) throw UsageError(`plugins: unknown subcommand "${sub}"\nusage: fermix ${USAGE}`);
-    // The spec: enabling or disabling (or any change to a plugin) asks a running daemon to re-apply its
-    // configuration now, which also starts a quarantined server fresh. Best effort: the change itself is done.
-    if (changesPlugins(sub, rest)) await tellDaemonToReload(await pluginContext()).catch(() => false);
-    return print(result, args);
+  subCommands: {
+    list: verb({ name: "list", description: "List the plugins fermix knows, with source, state and status" }),
+    catalog: verb({ name: "catalog", description: "List the plugins in this build's signed catalog" }),
+    installed: verb({ name: "installed", description: "List the installed plugin versions" }),
+    doctor: verb(
+      { name: "doctor", description: "Say what each plugin (or one) needs before it works" },
+      { name: OPTIONAL_PLUGIN },
+    ),
+    reload: verb({
+      name: "reload",
+      description: "Have a running daemon re-read its plugins and retry quarantined ones",
+    }),
+    enable: verb(
+      { name: "enable", description: "Enable a plugin, installing it from the catalog first when needed" },
+      { name: PLUGIN_ARG },
+      true,
+    ),
+    disable: verb(
+      { name: "disable", description: "Disable a plugin (it stays installed)" },
+      { name: PLUGIN_ARG },
+      true,
+    ),
+    install: verb(
+      { name: "install", description: "Install a plugin from the catalog (the latest version, or VER)" },
+      { name: { ...PLUGIN_ARG, valueHint: "NAME[@VER]" } },
+      true,
+    ),
+    upgrade: verb(
+      { name: "upgrade", description: "Upgrade a plugin to the catalog's latest version" },
+      { name: PLUGIN_ARG },
+      true,
+    ),
+    pin: verb(
+      { name: "pin", description: "Use version VER of a plugin, installing it when needed" },
+      { name: { ...PLUGIN_ARG, valueHint: "NAME@VER" } },
+      true,
+    ),
+    uninstall: verb(
+      { name: "uninstall", description: "Remove every installed version of a plugin" },
+      { name: PLUGIN_ARG },
+      true,
+    ),
+    gc: verb({ name: "gc", description: "Remove installed versions that nothing uses" }, {}, true),
+    validate: defineCommand({
+      meta: {
+        name: "validate",
+        description: "Check a plugin checkout as an install would",
+        details: "The directory's name must be the plugin's name, as it must be under dev_local.",
+      },
+      args: {
+        dir: { type: "positional", required: true, valueHint: "DIR", description: "the plugin's directory" },
+        json: JSON_ARG,
+      },
+      run: ({ args }) => runValidate(args.dir, args.json === true),
+    }),
+    config: lazy(() => import("./plugins-config.ts")),
+    auth: lazy(() => import("./plugins-auth.ts")),
   },
 });
 
-export default command;
-
-const VIEWS = new Set(["list", "doctor", "catalog", "installed", "reload"]);
-
-function changesPlugins(sub: string, rest: string[]): boolean {
-  if (VIEWS.has(sub)) return false;
-  if (sub === "config") return rest[0] === "set";
-  if (sub === "auth") return rest[0] !== "status";
-  return true;
+/**
+ * A subcommand served by the store and settings code: the words it is given are its positionals, in order.
+ * `changes`: it changes a plugin, so a running daemon is told.
+ */
+function verb(meta: CommandMeta & { name: string }, positionals: ArgsDef = {}, changes = false) {
+  return defineCommand({
+    meta,
+    args: { ...positionals, json: JSON_ARG },
+    run: ({ args }) => {
+      const words = Object.keys(positionals).flatMap((key) => (typeof args[key] === "string" ? [args[key]] : []));
+      return runPluginVerb(() => serve(meta.name, words), { json: args.json, changes });
+    },
+  });
 }
 
-async function print(result: CliResult, args: ParsedArgs): Promise<number> {
-  if (args.json) {
-    await writeOut(`${jsonEnvelope({ ok: true, result: result.json })}\n`);
-  } else {
-    if (result.text) await writeOut(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
-    for (const note of result.notes ?? []) await writeErr(`${note}\n`);
-  }
-  return EXIT.ok;
+async function serve(sub: string, words: string[]) {
+  const result = (await storeCommand(sub, words)) ?? (await settingsCommand(sub, words));
+  if (!result) throw new Error(`plugins ${sub} has no handler`);
+  return result;
 }

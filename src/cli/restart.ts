@@ -1,22 +1,18 @@
 import { restartDaemon } from "../service/daemon-control.ts";
 import { selfCommand } from "../service/self.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
-import { EXIT, reportError, UsageError } from "./exit.ts";
+import { defineCommand } from "./command.ts";
+import { EXIT, reportError } from "./exit.ts";
 import { writeOut } from "./output.ts";
 import { awaitStarted, daemonContext } from "./start.ts";
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "restart",
-    description:
-      "Stop the daemon if it runs, start it again and wait until it answers (after an upgrade or a config change).",
+    description: "Stop, then start the daemon (after an upgrade or a config change)",
+    details: "A daemon that is not running is just started. It waits until the daemon answers.",
   },
-  options: {},
-  async run(rawArgs) {
+  async run() {
     try {
-      const args = parseStrict(rawArgs, command.options, "restart");
-      if (args._.length) throw UsageError(`restart: unexpected argument "${args._[0]}"`);
       const ctx = daemonContext();
       const { stopped, started } = await restartDaemon({ ...selfCommand(), env: ctx.env });
       const ready = await awaitStarted(ctx, started);
@@ -28,5 +24,3 @@ const command = defineCliCommand({
     }
   },
 });
-
-export default command;

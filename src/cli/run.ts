@@ -1,15 +1,16 @@
 import { isatty } from "node:tty";
 import { processEnv } from "../config/env.ts";
 import { VERSION } from "../version.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { EXIT, reportError } from "./exit.ts";
 
-const command = defineCliCommand({
-  meta: { name: "run", description: "Run the daemon in the foreground until SIGTERM, SIGINT or `fermix stop`." },
-  options: {},
-  async run(rawArgs) {
-    parseStrict(rawArgs, command.options, "run"); // takes no options: anything else is a usage error
+export default defineCommand({
+  meta: {
+    name: "run",
+    description: "Run the daemon in the foreground (what the service starts)",
+    details: "It runs until SIGTERM, SIGINT or `fermix stop`.",
+  },
+  async run() {
     // From the very start: a signal that arrives while the daemon is still starting stops it once it has
     // started, rather than killing the process with plugin servers half-launched. A hangup (the terminal of a
     // foreground daemon closing) stops it like SIGTERM, servers and all.
@@ -32,10 +33,13 @@ const command = defineCliCommand({
       const { recoverInterruptedUpgrade } = await import("../upgrade/journal.ts");
       const recovered = recoverInterruptedUpgrade(app.paths.upgrade, { runningVersion: VERSION, asDaemon: true });
       if (recovered.action !== "none") app.log.withTag("upgrade").warn(recovered.message);
-      // The catalog in the binary is checked at start: a tampered one is refused (and plugins stay off) before any use.
-      await import("../plugins/catalog/load-catalog.ts")
-        .then(({ loadCatalog }) => loadCatalog())
-        .catch((err) => app.log.withTag("plugins").error(`${(err as Error).message}; plugins are unavailable`));
+      // The catalog in the binary is verified wherever it is read, so a tampered one is refused before any use. With
+      // plugins enabled it is also checked now, in the background, to say so in the log at start; without, an idle
+      // daemon never loads it (sigstore and the catalog are ~4 MB of its resident memory).
+      const checkCatalog = () =>
+        import("../plugins/catalog/load-catalog.ts")
+          .then(({ loadCatalog }) => loadCatalog())
+          .catch((err) => app.log.withTag("plugins").error(`${(err as Error).message}; plugins are unavailable`));
       // Plugin servers a SIGKILLed daemon (or one-shot ask) left running go before ours start; only groups whose
       // leader still has the recorded identity, so a reused pid is never hit. A live fermix's record is left alone.
       const { reapOrphanedGroups } = await import("../plugins/mcp-rail/child-groups.ts");
@@ -43,6 +47,7 @@ const command = defineCliCommand({
       const daemon = await startDaemon(app);
       if (stopAsked) void daemon.stop();
       running = daemon;
+      if (app.plugins.enabled()) void checkCatalog();
       // In the background: a server that never answers must not hold up the daemon or any turn.
       void app.plugins
         .startServers()
@@ -56,5 +61,3 @@ const command = defineCliCommand({
     }
   },
 });
-
-export default command;

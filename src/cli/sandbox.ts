@@ -1,59 +1,65 @@
 import { setMode } from "../config/sandbox-edit.ts";
 import type { SandboxMode, SandboxStatus } from "../sandbox/types.ts";
 import { LIVE_NOTE, localSandbox } from "./_sandbox.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { EXIT, UsageError } from "./exit.ts";
 import { writeOut } from "./output.ts";
 import { answerQuery } from "./query.ts";
 
-const MODES: readonly SandboxMode[] = ["strict", "standard", "open"];
+export const MODES: readonly SandboxMode[] = ["strict", "standard", "open"];
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "sandbox",
-    usage: "sandbox status [--json] | explain PATH | mode strict|standard|open",
-    description: "Show what the agent's tools may touch, explain how a path is judged, or change the mode.",
+    description: "Show, explain or change what the agent's tools may touch",
   },
-  options: { json: { type: "boolean", description: "status as the typed JSON envelope" } },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "sandbox");
-    const [sub, value, extra] = args._;
-    if (extra !== undefined) throw UsageError(`sandbox: unexpected argument "${extra}"`);
-    switch (sub ?? "status") {
-      case "status": {
+  default: "status",
+  subCommands: {
+    status: defineCommand({
+      meta: { name: "status", description: "Show the mode, the isolation in use, and the granted and blocked roots" },
+      args: { json: { type: "boolean", description: "print the typed JSON envelope" } },
+      async run({ args }) {
         const { sandbox, caller } = await localSandbox();
         return answerQuery({
           json: args.json === true,
           query: async () => ({ ...sandbox.status(), roots_for_this_shell: sandbox.roots(caller) }),
           render: renderStatus,
         });
-      }
-      case "explain": {
-        if (!value) throw UsageError("sandbox explain: give the PATH to explain");
+      },
+    }),
+    explain: defineCommand({
+      meta: {
+        name: "explain",
+        description: "Explain how one path is judged for reading and writing, and why",
+        examples: ["fermix sandbox explain ~/.ssh/id_rsa"],
+      },
+      args: { path: { type: "positional", required: true, valueHint: "PATH", description: "the path to explain" } },
+      async run({ args }) {
         const { sandbox, caller } = await localSandbox();
-        await writeOut(`${(await sandbox.explain(value, caller)).trimEnd()}\n`);
+        await writeOut(`${(await sandbox.explain(args.path, caller)).trimEnd()}\n`);
         return EXIT.ok;
-      }
-      case "mode": {
-        if (!value || !MODES.includes(value as SandboxMode))
-          throw UsageError(`sandbox mode: choose one of ${MODES.join(", ")}`);
+      },
+    }),
+    mode: defineCommand({
+      meta: { name: "mode", description: "Change the sandbox mode in config.toml, keeping its comments" },
+      args: {
+        mode: { type: "positional", required: true, valueHint: "strict|standard|open", description: "the new mode" },
+      },
+      async run({ args }) {
+        const value = args.mode as SandboxMode;
+        if (!MODES.includes(value)) throw UsageError(`sandbox mode: choose one of ${MODES.join(", ")}`);
         const { paths } = await localSandbox();
-        const edit = await setMode(paths.config, value as SandboxMode);
+        const edit = await setMode(paths.config, value);
         await writeOut(
           edit.changed
             ? `sandbox mode is now ${value} (${paths.config}). ${LIVE_NOTE}\n`
             : `sandbox mode was already ${value}.\n`,
         );
         return EXIT.ok;
-      }
-      default:
-        throw UsageError(`sandbox: unknown subcommand "${sub}" (status, explain, mode)`);
-    }
+      },
+    }),
   },
 });
-
-export default command;
 
 function renderStatus(status: SandboxStatus & { roots_for_this_shell: string[] }): string {
   const protection =

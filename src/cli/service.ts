@@ -9,60 +9,75 @@ import {
 } from "../service/install.ts";
 import { serviceBinary } from "../service/self.ts";
 import { describeTarget, type ServiceScope } from "../service/target.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import type { ParsedArgs } from "./args.ts";
+import { defineCommand } from "./command.ts";
 import { UsageError } from "./exit.ts";
 import { answerQuery } from "./query.ts";
 
-const command = defineCliCommand({
+const ARGS = {
+  user: { type: "boolean", description: "the per-user service (the default)" },
+  system: { type: "boolean", description: "the system-wide service (needs root)" },
+  json: { type: "boolean", description: "print the typed JSON envelope" },
+} as const;
+
+export default defineCommand({
   meta: {
     name: "service",
-    usage: "service install|uninstall|status [--user|--system] [--json]",
-    description:
-      "Install, remove or inspect the fermix service (systemd on Linux, launchd on macOS) that runs the daemon at login or boot.",
+    description: "Install, remove or inspect the service that runs the daemon",
+    details: "The service (systemd on Linux, launchd on macOS) runs the daemon at login or boot.",
   },
-  options: {
-    user: { type: "boolean", description: "the per-user service (the default)" },
-    system: { type: "boolean", description: "the system-wide service (needs root)" },
-    json: { type: "boolean", description: "print the typed JSON envelope" },
-  },
-  run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "service");
-    const [sub, extra] = args._;
-    if (extra !== undefined) throw UsageError(`service: unexpected argument "${extra}"`);
-    if (args.user === true && args.system === true) throw UsageError("service: choose one of --user and --system");
-    const scope: ServiceScope = args.system === true ? "system" : "user";
-    const env = processEnv();
-    const json = args.json === true;
-    switch (sub ?? "status") {
-      case "install":
+  default: "status",
+  subCommands: {
+    install: defineCommand({
+      meta: {
+        name: "install",
+        description: "Install the service, enable and start it; rewrite it when it drifted",
+        examples: ["fermix service install", "sudo fermix service install --system"],
+      },
+      args: ARGS,
+      run: ({ args }) => {
+        const scope = scopeOf(args);
         return answerQuery({
-          json,
-          query: () => installService({ scope, env, binary: serviceBinary() }),
+          json: args.json === true,
+          query: () => installService({ scope, env: processEnv(), binary: serviceBinary() }),
           render: renderInstall,
         });
-      case "uninstall":
+      },
+    }),
+    uninstall: defineCommand({
+      meta: { name: "uninstall", description: "Stop and remove the service" },
+      args: ARGS,
+      run: ({ args }) => {
+        const scope = scopeOf(args);
         return answerQuery({
-          json,
-          query: () => uninstallService({ scope, env }),
+          json: args.json === true,
+          query: () => uninstallService({ scope, env: processEnv() }),
           render: (r) =>
             r.removed
               ? `fermix: stopped and removed the ${describeTarget(r)} (${r.path})\n`
               : `fermix: no ${describeTarget(r)} is installed (${r.path})\n`,
         });
-      case "status":
+      },
+    }),
+    status: defineCommand({
+      meta: { name: "status", description: "Show whether the service is installed, up to date and running" },
+      args: ARGS,
+      run: ({ args }) => {
+        const scope = scopeOf(args);
         return answerQuery({
-          json,
-          query: () => serviceStatus({ scope, env, binary: binaryIfBuilt() }),
+          json: args.json === true,
+          query: () => serviceStatus({ scope, env: processEnv(), binary: binaryIfBuilt() }),
           render: renderStatus,
         });
-      default:
-        throw UsageError(`service: unknown subcommand "${sub}" (install, uninstall, status)`);
-    }
+      },
+    }),
   },
 });
 
-export default command;
+function scopeOf(args: ParsedArgs): ServiceScope {
+  if (args.user === true && args.system === true) throw UsageError("service: choose one of --user and --system");
+  return args.system === true ? "system" : "user";
+}
 
 function binaryIfBuilt(): string | undefined {
   try {

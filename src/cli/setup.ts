@@ -4,17 +4,20 @@ import { serviceBinary } from "../service/self.ts";
 import type { SetupFlags } from "../setup/answers.ts";
 import type { SetupIo } from "../setup/prompt.ts";
 import { runSetup } from "../setup/run-setup.ts";
-import { type ParsedArgs, parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import type { ParsedArgs } from "./args.ts";
+import { defineCommand } from "./command.ts";
 import { EXIT, UsageError } from "./exit.ts";
 import { writeOut } from "./output.ts";
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "setup",
     usage:
       "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --migrate-secrets",
-    description: [
+    description: "Choose and test a provider, personalise, install the service",
+    // Words reach run, which refuses them without repeating them: a stray word is most likely a pasted key.
+    takesWords: true,
+    details: [
       "Choose a model provider and test it, store its key in the keychain (or the 0600 file store),",
       "set the assistant's name, yours and your time zone, and install the service — or rewrite it",
       "when it drifted from what this binary writes. Asks on a terminal; with --yes (or no terminal),",
@@ -22,7 +25,7 @@ const command = defineCliCommand({
       "The API key is never taken from the command line.",
     ].join("\n"),
   },
-  options: {
+  args: {
     provider: {
       type: "string",
       valueHint: "NAME",
@@ -45,8 +48,7 @@ const command = defineCliCommand({
       description: 'only move plaintext secrets in config.toml to the keychain, as "@keyring"',
     },
   },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "setup");
+  async run({ args }) {
     // Not echoed back: a stray word here is most likely a pasted key.
     if (args._.length) {
       throw UsageError(
@@ -64,8 +66,6 @@ const command = defineCliCommand({
     return EXIT.ok;
   },
 });
-
-export default command;
 
 /** `setup --migrate-secrets`: plaintext secrets in config.toml to the keychain, nothing else. */
 async function migrate(env: Record<string, string | undefined>): Promise<number> {
@@ -114,14 +114,19 @@ function setupFlags(args: ParsedArgs): SetupFlags {
   };
 }
 
-/** The real terminal: questions only when stdin and stdout both are one; raw mode keeps a typed key off the screen. */
+/**
+ * The real terminal: questions only when stdin and stdout both are one; raw mode keeps a typed key off the
+ * screen. There, consola draws the choices, confirmations and status lines — unless the terminal reports no
+ * width (a bare pty), where its prompt cannot lay out a line and the plain questions are asked instead.
+ */
 async function terminalIo(): Promise<SetupIo> {
   const { isatty } = await import("node:tty");
   const stdinTTY = isatty(0);
-  return {
-    input: process.stdin,
-    write: writeOut,
-    isTTY: stdinTTY && isatty(1),
-    setRawMode: stdinTTY ? (raw) => process.stdin.setRawMode(raw) : undefined,
-  };
+  const isTTY = stdinTTY && isatty(1);
+  const setRawMode = stdinTTY ? (raw: boolean) => process.stdin.setRawMode(raw) : undefined;
+  if (isTTY && (process.stdout.columns ?? 0) > 0) {
+    const { createTerminalUi, terminalInput } = await import("../setup/terminal-ui.ts");
+    return { input: terminalInput(process.stdin), write: writeOut, isTTY, setRawMode, ui: createTerminalUi(writeOut) };
+  }
+  return { input: process.stdin, write: writeOut, isTTY, setRawMode };
 }

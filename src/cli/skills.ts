@@ -5,26 +5,23 @@ import { FermixError, fromSerialized } from "../error.ts";
 import { ErrorBody, PROTOCOL_HEADER, PROTOCOL_VERSION } from "../protocol/schemas.ts";
 import { createSkillCatalog, type Skill, type SkillCatalog } from "../skills/catalog.ts";
 import { renderLoadError, renderReload, SkillReloadReport, sourceLabel } from "../skills/report.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
-import { EXIT, UsageError } from "./exit.ts";
+import { defineCommand } from "./command.ts";
+import { EXIT } from "./exit.ts";
 import { writeOut } from "./output.ts";
 import { answerQuery } from "./query.ts";
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "skills",
-    usage: "skills list [--json] | view NAME [FILE] | reload",
-    description:
-      "List the skills the agent can use (bundled and $FERMIX_HOME/skills), print one skill or one of its files, or reload them.",
+    description: "List the skills the agent can use, print one, or reload them",
+    details: "Skills come bundled with this binary and from $FERMIX_HOME/skills.",
   },
-  options: { json: { type: "boolean", description: "list as the typed JSON envelope" } },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "skills");
-    const [sub = "list", name, file, extra] = args._;
-    switch (sub) {
-      case "list": {
-        if (name !== undefined) throw UsageError(`skills list: unexpected argument "${name}"`);
+  default: "list",
+  subCommands: {
+    list: defineCommand({
+      meta: { name: "list", description: "List every skill with its source and description; load errors after" },
+      args: { json: { type: "boolean", description: "print the typed JSON envelope" } },
+      run({ args }) {
         const catalog = localCatalog();
         return answerQuery({
           json: args.json === true,
@@ -32,26 +29,36 @@ const command = defineCliCommand({
           render: ({ skills, errors }) => renderList(skills, errors.map(renderLoadError)),
           toJson: ({ skills, errors }) => ({ skills: skills.map(skillJson), errors }),
         });
-      }
-      case "view": {
-        if (!name) throw UsageError("skills view: give the NAME of a skill (fermix skills list shows them)");
-        if (extra !== undefined) throw UsageError(`skills view: unexpected argument "${extra}"`);
-        const view = await localCatalog().view(name, file);
+      },
+    }),
+    view: defineCommand({
+      meta: {
+        name: "view",
+        description: "Print a skill's SKILL.md, or one of its reference files",
+        examples: ["fermix skills view self-knowledge", "fermix skills view self-knowledge sandbox"],
+      },
+      args: {
+        name: { type: "positional", required: true, description: "the skill (fermix skills list shows them)" },
+        file: { type: "positional", required: false, description: "one of its reference files" },
+      },
+      async run({ args }) {
+        const view = await localCatalog().view(args.name, args.file);
         await writeOut(`${view.text.trimEnd()}\n`);
         return EXIT.ok;
-      }
-      case "reload": {
-        if (name !== undefined) throw UsageError(`skills reload: unexpected argument "${name}"`);
+      },
+    }),
+    reload: defineCommand({
+      meta: {
+        name: "reload",
+        description: "Ask a running daemon to reload its skills; without one, show what loads now",
+      },
+      async run() {
         await writeOut(`${await reload()}\n`);
         return EXIT.ok;
-      }
-      default:
-        throw UsageError(`skills: unknown subcommand "${sub}" (list, view, reload)`);
-    }
+      },
+    }),
   },
 });
-
-export default command;
 
 function localCatalog(): SkillCatalog {
   return createSkillCatalog({ homeSkillsDir: fermixPaths(resolveHome(processEnv())).skills });

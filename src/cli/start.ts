@@ -4,22 +4,18 @@ import { FermixError } from "../error.ts";
 import { daemonHealth, outputTail, type StartResult, startDaemon, waitForDaemon } from "../service/daemon-control.ts";
 import { selfCommand } from "../service/self.ts";
 import { daemonOutputPath } from "../service/target.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
-import { EXIT, reportError, UsageError } from "./exit.ts";
+import { defineCommand } from "./command.ts";
+import { EXIT, reportError } from "./exit.ts";
 import { writeOut } from "./output.ts";
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "start",
-    description:
-      "Start the daemon — through the service when one is installed, else in the background — and wait until it answers.",
+    description: "Start the daemon (through the service when one is installed)",
+    details: "Without a service it starts in the background. Either way it waits until the daemon answers.",
   },
-  options: {},
-  async run(rawArgs) {
+  async run() {
     try {
-      const args = parseStrict(rawArgs, command.options, "start");
-      if (args._.length) throw UsageError(`start: unexpected argument "${args._[0]}"`);
       const ctx = daemonContext();
       const running = await daemonHealth(ctx.socket);
       if (running.running) {
@@ -35,8 +31,6 @@ const command = defineCliCommand({
     }
   },
 });
-
-export default command;
 
 /** How long `fermix start|restart` wait for the started daemon to answer. */
 export const START_WAIT_MS = 10_000;

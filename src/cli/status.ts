@@ -3,20 +3,15 @@ import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import type { LivePluginState, Status } from "../protocol/schemas.ts";
 import { VERSION } from "../version.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { connectDaemon } from "./daemon-client.ts";
+import { type Paint, stdoutPaint } from "./paint.ts";
 import { answerQuery } from "./query.ts";
 
-const command = defineCliCommand({
-  meta: {
-    name: "status",
-    usage: "status [--json]",
-    description: "Show whether the daemon runs, with its pid, version and uptime.",
-  },
-  options: { json: { type: "boolean", description: "print the typed JSON envelope" } },
-  run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "status");
+export default defineCommand({
+  meta: { name: "status", description: "Show whether the daemon runs: pid, version, uptime" },
+  args: { json: { type: "boolean", description: "print the typed JSON envelope" } },
+  run({ args }) {
     return answerQuery({
       json: args.json === true,
       query: async () => {
@@ -33,8 +28,6 @@ const command = defineCliCommand({
   },
 });
 
-export default command;
-
 /**
  * Enabled plugins whose sign-in is gone, from auth.json and config.toml on this side of the socket. Costs
  * one stat when auth.json does not exist; a status must never fail for it, so a bad file shows nothing.
@@ -50,24 +43,28 @@ async function pluginsToReconnect(): Promise<string[]> {
   }
 }
 
-function renderStatus(status: Status & { reconnect: string[]; plugins: LivePluginState[] }): string {
-  let text = `fermix: running (pid ${status.pid}, version ${status.version}, up ${formatUptime(status.uptime_ms)})\n`;
+/** The status words are coloured on a terminal (`paint`); the text is the same either way. */
+export function renderStatus(
+  status: Status & { reconnect: string[]; plugins: LivePluginState[] },
+  paint: Paint = stdoutPaint(),
+): string {
+  let text = `fermix: ${paint.ok("running")} (pid ${status.pid}, version ${status.version}, up ${formatUptime(status.uptime_ms)})\n`;
   text += `providers: ${status.primary_provider ?? "none configured"}`;
   text += status.fallback_providers.length ? ` (fallbacks: ${status.fallback_providers.join(", ")})\n` : "\n";
   // "Upgraded but nothing changed" is almost always a daemon that was never restarted.
   if (status.version !== VERSION) {
-    text += `warning: the daemon runs version ${status.version} but this binary is ${VERSION}; restart it: fermix restart\n`;
+    text += `${paint.warn("warning:")} the daemon runs version ${status.version} but this binary is ${VERSION}; restart it: fermix restart\n`;
   }
   for (const name of status.reconnect) {
-    text += `plugins: ${name} needs reconnecting — fermix plugins auth reauthorize ${name}\n`;
+    text += `plugins: ${name} ${paint.warn("needs reconnecting")} — fermix plugins auth reauthorize ${name}\n`;
   }
   if (status.plugins.length) {
     const ready = status.plugins.filter((p) => p.status === "ready").map((p) => p.name);
-    if (ready.length) text += `plugins: ready: ${ready.join(", ")}\n`;
+    if (ready.length) text += `plugins: ${paint.ok("ready")}: ${ready.join(", ")}\n`;
     for (const p of status.plugins) {
       if (p.status === "ready" || status.reconnect.includes(p.name)) continue;
       const detail = p.detail ? ` (${p.detail})` : "";
-      text += `plugins: ${p.name} ${p.status}${detail}${p.fix ? ` — ${p.fix}` : ""}\n`;
+      text += `plugins: ${p.name} ${(p.status === "quarantined" ? paint.fail : paint.warn)(p.status)}${detail}${p.fix ? ` — ${p.fix}` : ""}\n`;
     }
   }
   return text;

@@ -1,22 +1,20 @@
 import { FermixError } from "../error.ts";
 import { NOT_RUNNING } from "../protocol/client.ts";
 import { stopDaemon } from "../service/daemon-control.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { EXIT, reportError } from "./exit.ts";
 import { writeOut } from "./output.ts";
 import { daemonContext } from "./start.ts";
 
 const STOP_WAIT_MS = 10_000;
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "stop",
-    description: "Stop the running daemon (through the service when one is installed) and wait until it has gone.",
+    description: "Stop the running daemon",
+    details: "Through the service when one is installed; it waits until the daemon has gone.",
   },
-  options: {},
-  async run(rawArgs) {
-    parseStrict(rawArgs, command.options, "stop"); // takes no options: anything else is a usage error
+  async run() {
     try {
       // The daemon removes its socket as the last step of a clean stop; stopDaemon waits for that.
       const result = await stopDaemon({ env: daemonContext().env, timeoutMs: STOP_WAIT_MS });
@@ -28,5 +26,3 @@ const command = defineCliCommand({
     }
   },
 });
-
-export default command;

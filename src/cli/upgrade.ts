@@ -13,26 +13,23 @@ import { daemonControlFor } from "../upgrade/daemon-adapter.ts";
 import { detectInstallMethod, refusePackageManaged } from "../upgrade/install-method.ts";
 import { type UpgradeOutcome, upgrade } from "../upgrade/upgrade.ts";
 import { BUILD_TARGET, VERSION } from "../version.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { EXIT, reportError, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
 
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "upgrade",
-    usage: "upgrade [--check] [--version V] [--allow-downgrade]",
-    description:
+    description: "Upgrade this binary to the newest signed release",
+    details:
       "Replace this binary with a newer signed release, restart the daemon on it, and roll back if it is not healthy within 10 s. Releases come from FERMIX_RELEASES_URL, else [fermix_core.upgrade] releases_url, else the project's release location. A Homebrew or dpkg install is upgraded by its package manager instead.",
   },
-  options: {
+  args: {
     check: { type: "boolean", description: "only say whether a newer release exists" },
     version: { type: "string", valueHint: "V", description: "install release V instead of the latest" },
     "allow-downgrade": { type: "boolean", description: "let --version name a release older than this one" },
   },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "upgrade");
-    if (args._.length) throw UsageError(`upgrade takes no arguments (got "${args._[0]}")`);
+  async run({ args }) {
     const version = args.version as string | undefined;
     if (version !== undefined && !isVersion(version)) {
       throw UsageError(`--version wants a release version like 0.2.0 (got "${version}")`);
@@ -83,8 +80,6 @@ const command = defineCliCommand({
     }
   },
 });
-
-export default command;
 
 function render(outcome: UpgradeOutcome): string {
   switch (outcome.kind) {

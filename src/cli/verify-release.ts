@@ -3,8 +3,7 @@ import { isVersion } from "../release/semver.ts";
 import { verifyRelease } from "../release/statement.ts";
 import { artifactName, RELEASE_TARGETS, targetById } from "../release/targets.ts";
 import { embeddedTrust } from "../trust/embedded-keys.ts";
-import { parseStrict } from "./args.ts";
-import { defineCliCommand } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { EXIT, UsageError } from "./exit.ts";
 import { writeOut } from "./output.ts";
 
@@ -18,13 +17,16 @@ const USAGE = "verify-release --bundle FILE --version V --target T [--name N] BI
  * the bundle against the keys this build trusts. Being the downloaded binary itself, it can catch a wrong or
  * damaged download, not a forged release; install.sh says so.
  */
-const command = defineCliCommand({
+export default defineCommand({
   meta: {
     name: "verify-release",
+    hidden: true,
     usage: USAGE,
-    description: "Check a release binary's sigstore bundle against the release keys this build trusts.",
+    description: "Check a release binary's sigstore bundle against the release keys this build trusts",
+    // Its own sentence names what is missing; the arguments are checked together below.
+    takesWords: true,
   },
-  options: {
+  args: {
     bundle: { type: "string", valueHint: "FILE", description: "the release's <name>.sigstore.json" },
     version: { type: "string", valueHint: "V", description: "the version the binary must have been signed as" },
     target: {
@@ -34,8 +36,7 @@ const command = defineCliCommand({
     },
     name: { type: "string", valueHint: "N", description: "its artifact name (default: from the target)" },
   },
-  async run(rawArgs) {
-    const args = parseStrict(rawArgs, command.options, "verify-release");
+  async run({ args }) {
     const [binary, extra] = args._;
     const { bundle, version, target } = args as Record<string, string | undefined>;
     if (!binary || extra !== undefined || !bundle || !version || !target) throw UsageError(`usage: fermix ${USAGE}`);
@@ -61,8 +62,6 @@ const command = defineCliCommand({
     return EXIT.ok;
   },
 });
-
-export default command;
 
 async function sha256File(path: string): Promise<string> {
   const hasher = new Bun.CryptoHasher("sha256");

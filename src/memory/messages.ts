@@ -89,3 +89,16 @@ function plainText(m: Message): string {
   if (m.role === "tool") return m.content;
   return m.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
 }
+
+/**
+ * The chats of one channel, most recently active first: `fermix ask -s <TAB>` offers the recent cli sessions.
+ * Reads only (the completion opens memory.db read-only), and is one index walk.
+ */
+export function recentChats(db: Database, channel: string, limit: number): string[] {
+  const rows = db
+    .query(
+      "SELECT chat, MAX(id) AS last FROM messages WHERE channel = $channel GROUP BY chat ORDER BY last DESC LIMIT $limit",
+    )
+    .all({ channel, limit }) as Array<{ chat: string }>;
+  return rows.map((r) => r.chat);
+}

@@ -55,6 +55,8 @@ export function homebrewFormula(input: FormulaInput): Formula {
     "    else",
     '      odie "fermix has no build for this platform"',
     "    end",
+    // `fermix completion bash|zsh|fish` into Homebrew's completion folders, where each shell finds them.
+    '    generate_completions_from_executable(bin/"fermix", "completion")',
     "  end",
     "",
     // fermix runs its daemon in the foreground under a service manager; `brew services` is one.

@@ -97,7 +97,7 @@ describe("fermix doctor", () => {
     const { env } = await setup(KEY);
     const r = await runFermix(["doctor", "now"], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("doctor: unexpected argument now");
+    expect(r.stderr).toContain('doctor: unexpected argument "now"');
   });
 });
 

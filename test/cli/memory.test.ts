@@ -12,17 +12,11 @@ import { tempHome } from "../fixture/home.ts";
 const KEY = "sk-test-memory-0123456789abcdef";
 const defer = cleanupAfterEach();
 
-// The verb is registered in main.ts by the composition step; until then it is driven the way main.ts does.
-const DRIVER = `
-const { default: command } = await import(${JSON.stringify(join(import.meta.dir, "../../src/cli/memory.ts"))});
-const { reportError } = await import(${JSON.stringify(join(import.meta.dir, "../../src/cli/exit.ts"))});
-let code;
-try { code = await command.run(process.argv.slice(1)); } catch (err) { code = await reportError(err); }
-process.exit(code);
-`;
+const MAIN = join(import.meta.dir, "../../src/main.ts");
 
+/** `fermix memory …` from source: the review needs no build, and the fake model is on loopback. */
 async function fermixMemory(args: string[], env: Record<string, string>) {
-  return runCommand([process.execPath, "-e", DRIVER, ...args], { env: { PATH: "/usr/bin:/bin", ...env } });
+  return runCommand([process.execPath, MAIN, "memory", ...args], { env: { PATH: "/usr/bin:/bin", ...env } });
 }
 
 async function setup() {

@@ -141,15 +141,38 @@ describe("fermix service (compiled binary, fake systemctl)", () => {
     expect(unknown.stderr).toStartWith('fermix: service: unknown subcommand "frob" (install, uninstall, status)\n');
     const help = await fermix("service", "--help");
     expect(help.stdout).toMatchInlineSnapshot(`
-      "Usage: fermix service install|uninstall|status [--user|--system] [--json]
+      "Usage: fermix service [<command>]
 
-      Install, remove or inspect the fermix service (systemd on Linux, launchd on macOS) that runs the daemon at login or boot.
+      Install, remove or inspect the service that runs the daemon.
+      The service (systemd on Linux, launchd on macOS) runs the daemon at login or boot.
+
+      Commands:
+        install                  Install the service, enable and start it; rewrite it when it drifted
+        uninstall                Stop and remove the service
+        status                   Show whether the service is installed, up to date and running (the default)
+
+      Options:
+        -h, --help               show this help
+
+      Run \`fermix service <command> --help\` for the options of a command.
+      "
+    `);
+    // Each subcommand takes the scope and --json.
+    const install = await fermix("service", "install", "--help");
+    expect(install.stdout).toMatchInlineSnapshot(`
+      "Usage: fermix service install [--user] [--system] [--json]
+
+      Install the service, enable and start it; rewrite it when it drifted.
 
       Options:
         --user                   the per-user service (the default)
         --system                 the system-wide service (needs root)
         --json                   print the typed JSON envelope
         -h, --help               show this help
+
+      Examples:
+        fermix service install
+        sudo fermix service install --system
       "
     `);
   });

@@ -114,7 +114,8 @@ describe("fermix start | stop | restart (compiled binary, real daemon)", () => {
     expect((await fermix("start", "--help")).stdout).toMatchInlineSnapshot(`
       "Usage: fermix start
 
-      Start the daemon — through the service when one is installed, else in the background — and wait until it answers.
+      Start the daemon (through the service when one is installed).
+      Without a service it starts in the background. Either way it waits until the daemon answers.
 
       Options:
         -h, --help               show this help
@@ -123,7 +124,8 @@ describe("fermix start | stop | restart (compiled binary, real daemon)", () => {
     expect((await fermix("restart", "--help")).stdout).toMatchInlineSnapshot(`
       "Usage: fermix restart
 
-      Stop the daemon if it runs, start it again and wait until it answers (after an upgrade or a config change).
+      Stop, then start the daemon (after an upgrade or a config change).
+      A daemon that is not running is just started. It waits until the daemon answers.
 
       Options:
         -h, --help               show this help
@@ -132,7 +134,8 @@ describe("fermix start | stop | restart (compiled binary, real daemon)", () => {
     expect((await fermix("stop", "--help")).stdout).toMatchInlineSnapshot(`
       "Usage: fermix stop
 
-      Stop the running daemon (through the service when one is installed) and wait until it has gone.
+      Stop the running daemon.
+      Through the service when one is installed; it waits until the daemon has gone.
 
       Options:
         -h, --help               show this help
@@ -140,7 +143,7 @@ describe("fermix start | stop | restart (compiled binary, real daemon)", () => {
     `);
     expect(await fermix("start", "now")).toMatchObject({
       code: 2,
-      stderr: 'fermix: start: unexpected argument "now"\nRun `fermix help` for usage.\n',
+      stderr: 'fermix: start: unexpected argument "now"\nRun `fermix start --help` for usage.\n',
     });
   });
 });

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -9,6 +10,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -60,6 +62,7 @@ async function install(
     script?: string;
     releasesUrl?: string;
     shell?: string;
+    env?: Record<string, string>;
   } = {},
 ): Promise<Install> {
   const where = opts.prefix ?? tempPrefix();
@@ -69,6 +72,7 @@ async function install(
       PATH: opts.path ?? process.env.PATH!,
       HOME: where.home,
       FERMIX_RELEASES_URL: opts.releasesUrl ?? server.manifestUrl,
+      ...opts.env,
     },
   });
   return { ...result, bin: where.bin, home: where.home };
@@ -135,6 +139,49 @@ describe("install.sh", () => {
     // Not a terminal: no prompt, the next step is printed.
     expect(result.stdout.trimEnd().split("\n").at(-1)).toBe(`Next: ${file} setup`);
     expect(s.hits).not.toContain(`/v0.2.0/${release.name}`);
+  });
+
+  test("writes completions for the shells this machine has, where each looks for them, unless told not to", async () => {
+    const s = await server();
+    const result = await install(s, ["--version", "0.2.0", "--yes"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const share = join(result.home, ".local", "share");
+    const files = {
+      bash: join(share, "bash-completion", "completions", "fermix"),
+      zsh: join(share, "zsh", "site-functions", "_fermix"),
+      fish: join(result.home, ".config", "fish", "completions", "fermix.fish"),
+    };
+    for (const [shell, file] of Object.entries(files)) {
+      // Only for a shell that is installed here (this test's PATH is the machine's).
+      expect({ shell, written: existsSync(file) }).toEqual({ shell, written: Bun.which(shell) !== null });
+    }
+    if (Bun.which("bash")) {
+      expect(readFileSync(files.bash, "utf8")).toContain("complete -F _fermix_completion fermix");
+      expect(result.stdout).toContain(`Completions for bash: ${files.bash}\n`);
+    }
+    expect(result.stdout.trimEnd().split("\n").at(-1)).toStartWith("Next: ");
+
+    const skipped = await install(s, ["--version", "0.2.0", "--yes", "--no-completions"]);
+    expect(skipped.code).toBe(0);
+    expect(existsSync(join(skipped.home, ".local"))).toBe(false);
+    expect(skipped.stdout).not.toContain("Completions for");
+  });
+
+  test("a completion it cannot write is a note, never a failed install", async () => {
+    if (!Bun.which("bash")) return console.warn("skipped: bash is not installed");
+    const s = await server();
+    const prefix = tempPrefix();
+    // XDG_DATA_HOME is a file, so no folder can be made under it.
+    const blocked = join(prefix.home, "not-a-dir");
+    writeFileSync(blocked, "");
+    const result = await install(s, ["--version", "0.2.0", "--yes"], { prefix, env: { XDG_DATA_HOME: blocked } });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `note: bash completions were not written to ${blocked}/bash-completion/completions/fermix (fermix is installed all the same)`,
+    );
+    expect(Bun.spawnSync([join(prefix.bin, "fermix"), "--version"]).stdout.toString()).toBe("0.2.0\n");
   });
 
   test("installs the latest by default, and running it again changes nothing", async () => {

@@ -26,10 +26,10 @@ const INPUT = {
  */
 const HOMEBREW_STUB = `
 require "json"
-$os = nil; $cpu = nil; $installed = nil
+$os = nil; $cpu = nil; $installed = nil; $completions = nil
 module OS; def self.mac? = $os == "macos"; def self.linux? = $os == "linux"; end
 module Hardware; module CPU; def self.arm? = $cpu == "arm"; def self.intel? = $cpu == "intel"; end; end
-class Bin; def install(map) = $installed = map; end
+class Pathname; def initialize(p) = @p = p; def /(o) = "#{@p}/#{o}"; def install(map) = $installed = map; end
 class Formula
   @@rec = { "blocks" => {} }
   def self.rec = @@rec
@@ -43,8 +43,9 @@ class Formula
   def self.sha256(s) = block["sha256"] = s
   def self.service = (@@rec["service"] = true)
   def self.test = (@@rec["test"] = true)
-  def bin = Bin.new
+  def bin = Pathname.new("BIN")
   def odie(msg) = raise(msg)
+  def generate_completions_from_executable(*args, **opts) = $completions = [*args.map(&:to_s), opts]
 end
 load ARGV[0]
 installs = {}
@@ -52,7 +53,7 @@ installs = {}
   $os = os; $cpu = cpu; $installed = nil
   begin; Fermix.new.install; installs["#{os}/#{cpu}"] = $installed; rescue => e; installs["#{os}/#{cpu}"] = e.message; end
 end
-puts JSON.generate(Formula.rec.merge("installs" => installs))
+puts JSON.generate(Formula.rec.merge("installs" => installs, "completions" => $completions))
 `;
 
 function evaluate(text: string) {
@@ -102,6 +103,8 @@ describe("the Homebrew formula", () => {
       "linux/arm": { fermix_linux_arm64: "fermix" },
       "linux/intel": { fermix_linux_x86_64: "fermix" },
     });
+    // Homebrew runs `fermix completion bash|zsh|fish` (its default: the shell as the last word) into its folders.
+    expect(got.completions).toEqual(["BIN/fermix", "completion", {}]);
   });
 
   test.skipIf(!hasRuby)("omits the block of a target that was not built, and says so", () => {

@@ -1,6 +1,8 @@
+import type { ArgDef } from "citty";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
-import type { CliCommand } from "../../src/cli/command.ts";
+import { flagsOf } from "../../src/cli/args.ts";
+import { type CommandDef, resolveValue } from "../../src/cli/command.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { Config } from "../../src/config/schema.ts";
 
@@ -10,9 +12,9 @@ import { Config } from "../../src/config/schema.ts";
  *
  * Commands — in inline code spans and in sh/bash/console code blocks (after `#` comments are removed), each
  *   `fermix WORD …` at a command position (line start, after whitespace, `/`, `|`, `;`, `&` or `(`) is a
- *   command. WORD must be a verb of src/main.ts's COMMANDS (or help/version); when the verb's usage starts
- *   with a subcommand, the first positional word must be a literal word of that usage; every option must be
- *   one the verb declares (long, `--no-` form of a boolean, or short alias).
+ *   command. WORD must be a verb of the command tree (src/main.ts) or help/version; the words after it follow
+ *   its subcommands, and a group that runs nothing itself must be given one of them; every option must be one
+ *   the command reached declares (long, `--no-` form of a boolean, or short alias).
  * Config — a TOML code block must pass parseConfig as a whole. An inline span `[section]`,
  *   `[section] key` or `[section] key = value` must name a section/key the schema accepts (with a value, the
  *   snippet must pass parseConfig); `<placeholder>` segments stand for any name. An inline span
@@ -21,7 +23,22 @@ import { Config } from "../../src/config/schema.ts";
  *   (`skill_view(...)`), or a code span before the first colon of a list item under a heading starting with
  *   "Tools", or an item of an `allowed_tools: [...]` line anywhere, must be a known tool.
  */
-export type Facts = { commands: Map<string, CliCommand>; tools: ReadonlySet<string> };
+export type Facts = { commands: Map<string, CommandNode>; tools: ReadonlySet<string> };
+
+/** A command of the tree with everything lazy resolved, so the checks below stay synchronous. */
+export type CommandNode = { args: Record<string, ArgDef>; subs: Map<string, CommandNode>; runs: boolean };
+
+export async function resolveTree(cmd: CommandDef<any>): Promise<CommandNode> {
+  const subs = new Map<string, CommandNode>();
+  for (const [name, sub] of Object.entries(cmd.subCommands ? await resolveValue(cmd.subCommands) : {})) {
+    const resolved = await resolveValue(sub);
+    const node = await resolveTree(resolved);
+    subs.set(name, node);
+    const alias = (await resolveValue(resolved.meta ?? {})).alias;
+    for (const a of [alias ?? []].flat()) subs.set(a, node);
+  }
+  return { args: (await resolveValue(cmd.args ?? {})) as Record<string, ArgDef>, subs, runs: Boolean(cmd.run) };
+}
 
 type Span = { text: string; line: number };
 type Block = { lang: string; text: string; line: number };
@@ -93,49 +110,52 @@ export function checkCommand(mention: string, facts: Facts): string | undefined 
   const args = end < 0 ? words : words.slice(0, end);
   const [verb, ...rest] = args;
   if (!verb || META_VERBS.has(verb)) return undefined;
-  const command = facts.commands.get(verb);
+  let command = facts.commands.get(verb);
   if (!command) return `"fermix ${verb}": no such verb (known: ${[...facts.commands.keys()].join(", ")})`;
-  const positional: string[] = [];
+  let path = verb;
+  const options: string[] = [];
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!;
     if (word === "--") break;
-    if (!word.startsWith("-") || word === "-") {
-      positional.push(word);
+    if (word.startsWith("-") && word !== "-") {
+      options.push(word);
+      const option = findOption(command, word);
+      if (
+        option &&
+        (option.type === "string" || option.type === "enum") &&
+        !word.includes("=") &&
+        /^-[^-]$|^--[^=]+$/.test(word)
+      )
+        i++;
       continue;
     }
-    const option = findOption(command, word);
-    if (!option) return `"fermix ${verb} ${word}": ${verb} has no option ${word.split("=")[0]}`;
-    if (option.type === "string" && !word.includes("=") && /^-[^-]$|^--[^=]+$/.test(word)) i++;
+    const sub = command.subs.get(word);
+    if (sub) {
+      command = sub;
+      path += ` ${word}`;
+      continue;
+    }
+    if (command.subs.size && !command.runs) {
+      return `"fermix ${path} ${word}": not a subcommand of ${path} (${[...command.subs.keys()].join(", ")})`;
+    }
+    break;
   }
-  const literals = usageLiterals(command);
-  if (literals && positional[0] !== undefined && !literals.has(positional[0])) {
-    return `"fermix ${verb} ${positional[0]}": not a subcommand of ${verb} (usage: ${command.meta.usage})`;
+  // Options given before a subcommand's word belong to the command reached, as the dispatcher has it.
+  for (const word of options) {
+    if (!findOption(command, word)) return `"fermix ${path} ${word}": ${path} has no option ${word.split("=")[0]}`;
   }
   return undefined;
 }
 
-function findOption(command: CliCommand, word: string) {
-  if (word === "--help" || word === "-h") return { type: "boolean" as const };
-  if (word.startsWith("--")) {
-    const name = word.slice(2).split("=")[0]!;
-    const direct = command.options[name];
-    if (direct) return direct;
-    const negated = name.startsWith("no-") ? command.options[name.slice(3)] : undefined;
-    return negated?.type === "boolean" ? negated : undefined;
+function findOption(command: CommandNode, word: string): ArgDef | undefined {
+  if (word === "--help" || word === "-h") return { type: "boolean" };
+  const flag = word.startsWith("--") ? word.split("=")[0]! : word.slice(0, 2);
+  for (const [name, def] of Object.entries(command.args)) {
+    if (def.type === "positional") continue;
+    const flags = flagsOf(name, def);
+    if (flags.includes(flag) || (def.type === "boolean" && flag === `--no-${name}`)) return def;
   }
-  return Object.values(command.options).find((o) => o.alias === word.slice(1, 2));
-}
-
-/** The literal words of a usage whose first word is a subcommand; undefined when it takes none. */
-function usageLiterals(command: CliCommand): Set<string> | undefined {
-  const usage = (command.meta.usage ?? command.meta.name).split(/\s+/).slice(1);
-  if (!usage[0] || !/^[a-z]/.test(usage[0])) return undefined;
-  return new Set(
-    usage
-      .join(" ")
-      .split(/[\s|]+/)
-      .filter((w) => /^[a-z][a-z-]*$/.test(w)),
-  );
+  return undefined;
 }
 
 function shellWords(text: string): string[] {

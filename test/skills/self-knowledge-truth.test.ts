@@ -5,7 +5,6 @@ import { BUILTIN_TOOLS } from "../../src/capabilities/builtins/registry.ts";
 import { SKILL_TOOLS } from "../../src/capabilities/builtins/skill-tools.ts";
 import { WEB_TOOLS } from "../../src/capabilities/builtins/web-tools.ts";
 import { BRIDGES } from "../../src/capabilities/deferral/bridges.ts";
-import type { CliCommand } from "../../src/cli/command.ts";
 import { parseSkill } from "../../src/skills/parse.ts";
 import {
   checkCommand,
@@ -14,6 +13,7 @@ import {
   commandMentions,
   covers,
   type Facts,
+  resolveTree,
   scanMarkdown,
   schemaLeaves,
 } from "./_doc-facts.ts";
@@ -30,15 +30,10 @@ const FILES = readdirSync(SKILL_DIR, { recursive: true })
   .filter((f) => f.endsWith(".md"))
   .sort();
 
-/** src/main.ts's COMMANDS table, read from its source (importing main.ts would run the CLI). */
-async function loadCommands(): Promise<Map<string, CliCommand>> {
-  const source = readFileSync(join(ROOT, "src", "main.ts"), "utf8");
-  const table = /const COMMANDS[^{]*\{([\s\S]*?)\n\};/.exec(source)?.[1] ?? "";
-  const commands = new Map<string, CliCommand>();
-  for (const m of table.matchAll(/^\s*"?([a-z][a-z-]*)"?:\s*\(\)\s*=>\s*import\("\.\/(cli\/[\w/-]+\.ts)"\)/gm)) {
-    commands.set(m[1]!, (await import(join(ROOT, "src", m[2]!))).default);
-  }
-  return commands;
+/** The verbs of the command tree (src/main.ts), every lazy subcommand loaded. */
+async function loadCommands() {
+  const { fermix } = await import("../../src/main.ts");
+  return (await resolveTree(fermix)).subs;
 }
 
 const facts: Facts = {
