@@ -1,0 +1,112 @@
+/**
+ * How much memory does an idle daemon hold? Starts `fermix run` against a fake OpenAI Responses server and
+ * prints its resident memory (split into anonymous and file-backed pages) after boot, after one `ask ping` and
+ * after five more, with the size of the ask's request body. Target (issue 12): ≤ 50 MB after one ask, request
+ * ≤ 10 KB.
+ *
+ * Most of a Bun binary's resident memory is pages of the executable itself, and how many of those a page fault
+ * maps depends on what the page cache holds (fault-around): a binary just written by the build reads ~5 MB
+ * higher than one read cold. Run as root, the bench drops the page cache first (`--cold`, the default when it
+ * can) so two binaries are compared alike; otherwise compare binaries built and run the same way.
+ *
+ *   bun bench/daemon-rss.ts [--binary PATH] [--warm]
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { startFakeOpenAIResponses } from "../test/fake/llm.ts";
+import { startUntilReady } from "./_measure.ts";
+
+const KEY = "sk-bench-rss";
+const TARGET = { afterAskMb: 50, requestBytes: 10 * 1024 };
+
+const { values: flags } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: { binary: { type: "string" }, warm: { type: "boolean", default: false } },
+});
+const binary = resolve(flags.binary ?? join(import.meta.dir, "..", "dist", "fermix"));
+if (!existsSync(binary)) {
+  console.error(`${binary} not found — build it first with \`npm run build\` (or pass --binary PATH)`);
+  process.exit(1);
+}
+
+const root = await mkdtemp(join(tmpdir(), "fxm-"));
+const fake = await startFakeOpenAIResponses({ apiKey: KEY });
+fake.setDefault({ kind: "text", text: "pong" });
+let stop: (() => Promise<number>) | undefined;
+try {
+  const env = {
+    FERMIX_HOME: join(root, "home"),
+    HOME: root,
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: fake.baseUrl,
+    PATH: "/usr/bin:/bin",
+  };
+  await mkdir(env.FERMIX_HOME, { recursive: true, mode: 0o700 });
+  const cold = !flags.warm && dropPageCache();
+  const daemon = await startUntilReady([binary, "run"], { env, cwd: root }, "listening on");
+  stop = daemon.stop;
+  const pid = daemonPid(env.FERMIX_HOME);
+  const ask = async () => {
+    const proc = Bun.spawn([binary, "ask", "ping"], { env, cwd: root, stdout: "pipe", stderr: "pipe" });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    if (code !== 0 || out.trim() !== "pong") throw new Error(`ask exited ${code} printing ${JSON.stringify(out)}`);
+  };
+  // Settled, not racing the daemon's own start-up work: the readiness line came first; give timers a turn.
+  await Bun.sleep(500);
+  const boot = memory(pid);
+  await ask();
+  await Bun.sleep(500);
+  const afterOne = memory(pid);
+  const requestBytes = JSON.stringify(fake.requests.at(-1)!.body).length;
+  for (let i = 0; i < 5; i++) await ask();
+  await Bun.sleep(500);
+  const afterSix = memory(pid);
+
+  console.log(`fermix daemon (${binary}), page cache ${cold ? "dropped first (cold)" : "as it was (warm)"}`);
+  console.log(`  after boot        ${boot}`);
+  console.log(
+    `  after one ask     ${afterOne}  ${verdict(afterOne.total <= TARGET.afterAskMb, `≤ ${TARGET.afterAskMb} MB`)}`,
+  );
+  console.log(`  after six asks    ${afterSix}`);
+  console.log(
+    `  ask ping request  ${(requestBytes / 1024).toFixed(1)} KB  ${verdict(requestBytes <= TARGET.requestBytes, "≤ 10 KB")}`,
+  );
+} finally {
+  if (stop) await stop().catch(() => {});
+  await fake.close();
+  await rm(root, { recursive: true, force: true });
+}
+
+type Memory = { total: number; anon: number; file: number; toString(): string };
+
+function memory(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const mb = (key: string) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? 0) / 1024;
+  const m = { total: mb("VmRSS"), anon: mb("RssAnon"), file: mb("RssFile") };
+  return {
+    ...m,
+    toString: () => `RSS ${m.total.toFixed(1)} MB (anonymous ${m.anon.toFixed(1)}, file-backed ${m.file.toFixed(1)})`,
+  };
+}
+
+function daemonPid(home: string): number {
+  return Number(readFileSync(join(home, "daemon.lock"), "utf8").trim());
+}
+
+/** Root only; a bench elsewhere compares warm binaries. */
+function dropPageCache(): boolean {
+  try {
+    Bun.spawnSync(["sync"]);
+    writeFileSync("/proc/sys/vm/drop_caches", "3");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function verdict(pass: boolean, target: string): string {
+  return `target ${target}  ${pass ? "PASS" : "MISS"}`;
+}
