@@ -76,7 +76,8 @@ export type App = {
   /** Plugins as this process runs them: their live states, a reload, and the servers' start at boot. */
   plugins: {
     report(): Promise<PluginsReport>;
-    reload(): Promise<void>;
+    /** Re-reads plugins and starts quarantined servers fresh (and dev_local ones, with `devLocal`). */
+    reload(opts?: { devLocal?: boolean }): Promise<void>;
     /** Starts the servers of ready MCP plugins in the background (the daemon at boot); never waits for them. */
     startServers(): Promise<void>;
     /** Resolves once no plugin server is starting (each is ready or quarantined). */
@@ -330,9 +331,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
         if (!pluginRuntime && !anyPlugins(liveConfig())) return { active: false, plugins: [], problems: [] };
         return { active: true, ...(await (await plugins()).report(liveConfig())) };
       },
-      reload: async () => {
+      reload: async (opts = {}) => {
         if (!pluginRuntime && !anyPlugins(liveConfig())) return;
-        await (await plugins()).reload(liveConfig());
+        await (await plugins()).reload(liveConfig(), opts);
       },
       enabled: () => anyPlugins(liveConfig()),
       settled: async () => {

@@ -32,9 +32,9 @@ export async function pluginsView(ctx: PluginContext): Promise<PluginsView> {
 }
 
 /** Tells a running daemon that plugin settings changed; quiet when none runs. Returns whether one did. */
-export async function tellDaemonToReload(ctx: PluginContext): Promise<boolean> {
+export async function tellDaemonToReload(ctx: PluginContext, opts: { devLocal?: boolean } = {}): Promise<boolean> {
   try {
-    await createDaemonClient(ctx.paths.socket).reloadPlugins();
+    await createDaemonClient(ctx.paths.socket).reloadPlugins(opts);
     return true;
   } catch (err) {
     if (err instanceof FermixError && err.code === NOT_RUNNING) return false;

@@ -50,10 +50,10 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
     }
     case "reload": {
       const ctx = await pluginContext();
-      const told = await tellDaemonToReload(ctx);
+      const told = await tellDaemonToReload(ctx, { devLocal: true });
       return {
         text: told
-          ? "the daemon re-read its plugins; quarantined servers are starting again (fermix plugins list shows them)"
+          ? "the daemon re-read its plugins; quarantined and dev_local servers are starting again (fermix plugins list shows them)"
           : "the daemon is not running; plugins are read when it starts, and by every one-shot ask",
         json: { reloaded: told, daemon: told },
       };

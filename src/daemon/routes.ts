@@ -44,7 +44,9 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
       case "GET /v1/plugins":
         return Response.json(await state.app.plugins.report());
       case "POST /v1/plugins/reload":
-        await state.app.plugins.reload();
+        // ?dev_local=1 (an author's `fermix plugins reload`) also restarts dev_local servers, whose code changes
+        // in place without a new version.
+        await state.app.plugins.reload({ devLocal: new URL(req.url).searchParams.get("dev_local") === "1" });
         return Response.json(await state.app.plugins.report());
       case "POST /v1/skills/reload":
         return Response.json(reloadReport(await state.app.skills.reload()));

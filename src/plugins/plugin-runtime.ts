@@ -68,8 +68,8 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
   let reportedProblems = "";
   /** The latest start/stop of servers, running beside the turns. */
   let syncing: Promise<void> = Promise.resolve();
-  /** Set by reload(): the next sync starts quarantined servers fresh. */
-  let restartQuarantined = false;
+  /** Set by reload(): the next sync starts quarantined servers fresh (and dev_local ones, when asked). */
+  let restartNext: { quarantined: boolean; devLocal: boolean } = { quarantined: false, devLocal: false };
 
   const statesFor = async (config: Config): Promise<Computed> => {
     const signature = deps.inputsSignature(config);
@@ -91,10 +91,10 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
       reportProblems(problems);
       // Never in front of a turn: stopping a replaced server can take its grace period.
       if (deps.serverStart === "eager") {
-        syncing = syncServers(next, restartQuarantined).catch((err) =>
+        syncing = syncServers(next, restartNext).catch((err) =>
           deps.log.error(`starting plugin servers failed: ${(err as Error).message}`),
         );
-        restartQuarantined = false;
+        restartNext = { quarantined: false, devLocal: false };
       }
       latest = next;
       return next;
@@ -127,8 +127,9 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
   const specKey = (spec: McpPlugin) => `${spec.dir}\n${spec.manifest.version}\n${JSON.stringify(spec.configValues)}`;
 
   /** Starts (or restarts, on a changed folder or setting) the servers of ready plugins; stops the others. */
-  const syncServers = async (from: Computed, restart: boolean) => {
+  const syncServers = async (from: Computed, restart: { quarantined: boolean; devLocal: boolean }) => {
     const wanted = new Map(mcpStates(from).map((s) => [s.name, launchSpec(s, from.config)]));
+    const devLocal = new Set(from.states.filter((s) => s.source === "dev_local").map((s) => s.name));
     for (const name of [...launched.keys()]) {
       if (!wanted.has(name)) {
         launched.delete(name);
@@ -138,7 +139,8 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
     for (const [name, spec] of wanted) {
       // `launched` is set when a start is asked for, before the supervisor's queue runs it: no double starts.
       const stale = launched.get(name) !== specKey(spec);
-      if (stale || (restart && deps.mcp.get(name)?.status === "quarantined")) await start(spec);
+      const quarantined = restart.quarantined && deps.mcp.get(name)?.status === "quarantined";
+      if (stale || quarantined || (restart.devLocal && devLocal.has(name))) await start(spec);
     }
   };
 
@@ -226,9 +228,9 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
   }
 
   /** Re-reads everything and starts quarantined servers fresh: what enable, disable and `plugins reload` ask. */
-  async function reload(config: Config): Promise<void> {
+  async function reload(config: Config, opts: { devLocal?: boolean } = {}): Promise<void> {
     latest = undefined;
-    restartQuarantined = true;
+    restartNext = { quarantined: true, devLocal: opts.devLocal === true };
     await statesFor(config);
     generation++;
   }

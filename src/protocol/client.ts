@@ -58,7 +58,8 @@ export function createDaemonClient(socketPath: string) {
     /** Each plugin's live state in the daemon: starting (attempt n/N), ready (n tools), quarantined (why). */
     plugins: () => json(PluginsReport, "/v1/plugins"),
     /** Re-applies plugin configuration now (starting quarantined servers fresh) and reports the result. */
-    reloadPlugins: () => json(PluginsReport, "/v1/plugins/reload", { method: "POST" }),
+    reloadPlugins: (opts: { devLocal?: boolean } = {}) =>
+      json(PluginsReport, `/v1/plugins/reload${opts.devLocal ? "?dev_local=1" : ""}`, { method: "POST" }),
 
     /** Runs a turn in the daemon; text deltas go to `onText`, the final answer is returned. */
     async ask(

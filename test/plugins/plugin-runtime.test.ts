@@ -304,4 +304,22 @@ describe('serverStart "eager" (the daemon)', () => {
     expect(view.summaries()[0]).toMatchObject({ status: "ready", tools: DISCOVERED });
     expect(names(view)).toEqual(DISCOVERED);
   });
+
+  test("a reload for a plugin author restarts a running dev_local server; the automatic one does not", async () => {
+    const { runtime, mcp, config } = await setup({ serverStart: "eager" });
+    const same = config();
+    await runtime.forTurn(same);
+    await runtime.settled();
+    const running = mcp.get("fake");
+    expect(running?.status).toBe("ready");
+
+    await runtime.reload(same);
+    await runtime.settled();
+    expect(mcp.get("fake")).toBe(running!);
+
+    await runtime.reload(same, { devLocal: true });
+    await runtime.settled();
+    expect(mcp.get("fake")).not.toBe(running!);
+    expect(mcp.get("fake")?.status).toBe("ready");
+  });
 });
