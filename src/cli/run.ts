@@ -26,7 +26,8 @@ export default defineCommand({
       const env = processEnv();
       // Lines go to stderr only where someone reads them: a terminal, or systemd's journal (which rotates).
       // A detached start or launchd sends stderr to a file that nothing rotates; fermix.log already has them.
-      const logToStderr = isatty(2) || Boolean(env.JOURNAL_STREAM);
+      const { stderrIsJournal } = await import("../observability/journal.ts");
+      const logToStderr = isatty(2) || stderrIsJournal(env);
       const app = await createApp({ env, logToStderr, backgroundReview: true, role: "daemon" });
       app.prepareHome();
       // An upgrade cut short by a crash is finished (this is the new version, and it started) or undone here.

@@ -1,8 +1,8 @@
-import { fstatSync } from "node:fs";
 import { isatty } from "node:tty";
 import { styleText } from "node:util";
 import { type ConsolaReporter, createConsola, LogLevels, type LogObject } from "consola/core";
 import type { Env } from "../config/env.ts";
+import { stderrIsJournal } from "./journal.ts";
 import type { LogLevel } from "./log.ts";
 
 /**
@@ -34,18 +34,9 @@ export function stderrStyle(
   env: Env,
   { fd = 2, isTTY = isatty(fd) }: { fd?: number; isTTY?: boolean } = {},
 ): StderrStyle {
-  if (env.JOURNAL_STREAM && isStream(fd, env.JOURNAL_STREAM)) return "journald";
+  if (stderrIsJournal(env, fd)) return "journald";
   if (!isTTY || env.NO_COLOR || env.TERM === "dumb") return "plain";
   return "color";
-}
-
-function isStream(fd: number, journalStream: string): boolean {
-  try {
-    const st = fstatSync(fd, { bigint: true });
-    return journalStream === `${st.dev}:${st.ino}`;
-  } catch {
-    return false;
-  }
 }
 
 /** Returns the sink log.ts hands each redacted line to; `write` is Bun.stderr outside tests. */
