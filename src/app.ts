@@ -37,6 +37,7 @@ import { createLiveSandbox } from "./sandbox/live-sandbox.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { createSkillCatalog, type SkillCatalog } from "./skills/catalog.ts";
 import { skillsIndex } from "./skills/prompt-index.ts";
+import { type PluginSkills, pluginFolders } from "./skills/sources.ts";
 
 export type AppDeps = {
   env: Env;
@@ -179,7 +180,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
         now,
       }),
   };
-  const skills = createSkillCatalog({ homeSkillsDir: paths.skills });
+  // The skills of enabled plugins, as the latest turn's plugin view offered them (read in place, at guest trust).
+  let pluginSkills: readonly PluginSkills[] = [];
+  let pluginSkillsKey: string | undefined;
+  const skills = createSkillCatalog({ homeSkillsDir: paths.skills, pluginSkills: () => pluginFolders(pluginSkills) });
   const toolEnvironment = (): ToolEnvironment => ({
     sandbox: sandbox(),
     skills,
@@ -231,7 +235,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // before anything is written to FERMIX_HOME.
     const turnRoutes = routes(input.choice);
     prepareHome();
-    const { skills: known } = await skills.load();
     // Enabled plugins and their readiness, as config.toml says now (enable/disable apply on the next turn). Once
     // the runtime exists it is always asked, so disabling the last plugin stops its server.
     const turnConfig = liveConfig();
@@ -245,6 +248,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
             })
         : undefined;
     const pluginStates = () => pluginView?.summaries() ?? [];
+    // Enabled plugins' skills join the catalog; a change of them (a plugin enabled, a dev_local folder) rescans it.
+    const offeredSkills = JSON.stringify(pluginView?.skills ?? []);
+    if (offeredSkills !== pluginSkillsKey) {
+      pluginSkills = pluginView?.skills ?? [];
+      if (pluginSkillsKey !== undefined) await skills.reload();
+      pluginSkillsKey = offeredSkills;
+    }
+    const { skills: known } = await skills.load();
     // The daemon logs these (once per change); a one-shot ask has only stderr to be loud on.
     if (role === "oneshot")
       for (const problem of pluginView?.problems ?? []) input.onNotice?.(`fermix: ${problem.message}`);

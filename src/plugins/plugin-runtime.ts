@@ -2,6 +2,7 @@ import type { AnyTool } from "../capabilities/tool.ts";
 import type { Config } from "../config/schema.ts";
 import { oauthClientSecretSlot, pluginSecretSlot } from "../config/secret-slots.ts";
 import type { Log } from "../observability/log.ts";
+import type { PluginSkills } from "../skills/sources.ts";
 import type { DevLocalProblem } from "./dev-local.ts";
 import { type LivePlugin, liveStatus } from "./live-status.ts";
 import type { McpPlugin } from "./mcp-rail/launch.ts";
@@ -42,6 +43,8 @@ export type PluginView = {
   tools(): readonly AnyTool[];
   /** dev_local folders that did not load, each naming the folder and the problem. */
   problems: readonly DevLocalProblem[];
+  /** The skills enabled plugins declare, to be read in place. */
+  skills: readonly PluginSkills[];
 };
 
 type Computed = {
@@ -206,6 +209,9 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
       summaries: () => current().summaries,
       tools: () => current().tools,
       problems: from.problems,
+      skills: from.states
+        .filter((s) => s.enabled && s.manifest?.skills.length && s.dir)
+        .map((s) => ({ plugin: s.name, dir: s.dir!, skills: s.manifest!.skills })),
     };
   }
 

@@ -85,6 +85,30 @@ export function homeFolders(dir: string): SourceScan {
   return { folders, problems: [] };
 }
 
+/** A plugin's declared skills: each `{ name, path }` of its manifest, a folder inside the plugin. */
+export type PluginSkills = { plugin: string; dir: string; skills: ReadonlyArray<{ name: string; path: string }> };
+
+/**
+ * The skill folders of plugins (installed or dev_local), read in place. The manifest's checks already made each
+ * path a folder inside the plugin; a folder that has gone missing simply offers no files (its SKILL.md is then
+ * reported missing, like any broken skill).
+ */
+export function pluginFolders(plugins: readonly PluginSkills[]): SkillFolder[] {
+  return plugins.flatMap((plugin) =>
+    plugin.skills.map((skill): SkillFolder => {
+      const path = join(plugin.dir, skill.path);
+      return {
+        name: skill.name,
+        source: "plugin",
+        plugin: plugin.plugin,
+        location: path,
+        files: isDirectory(path) ? markdownFiles(path) : [],
+        read: (file) => readCapped(join(path, file)),
+      };
+    }),
+  );
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();

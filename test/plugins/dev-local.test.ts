@@ -211,3 +211,37 @@ describe("dev_local problems are loud where each kind of fermix speaks", () => {
     expect(notices.join("\n")).toContain("version");
   });
 });
+
+describe("dev_local skills are loaded in place", () => {
+  test("an enabled plugin's declared skill reaches the prompt's skills index and skill_view", async () => {
+    const { h, root } = setup();
+    const dir = writePlugin(root, "alpha", { skills: [{ name: "alpha-guide", path: "skills/alpha-guide" }] });
+    mkdirSync(join(dir, "skills", "alpha-guide"), { recursive: true });
+    writeFileSync(
+      join(dir, "skills", "alpha-guide", "SKILL.md"),
+      "---\nname: alpha-guide\ndescription: Use when the user asks about alpha items.\n---\n\n# Alpha\n\nRead items with alpha_get_item.\n",
+    );
+    h.writeConfig(`[fermix_core.plugins]\nenabled = ["alpha"]\ndev_local = "${root}"\n`);
+    const llm = await startFakeOpenAIResponses({ apiKey: "sk-test-dev-local-skill-0123" });
+    defer(() => llm.close());
+    llm.setDefault({ kind: "text", text: "pong" });
+    const app = await createApp({
+      env: {
+        FERMIX_HOME: h.home,
+        HOME: h.userHome,
+        OPENAI_API_KEY: "sk-test-dev-local-skill-0123",
+        OPENAI_BASE_URL: llm.baseUrl,
+      },
+    });
+    defer(() => app.close());
+    await app.ask({
+      key: { channel: "cli", chat: "skill" },
+      caller: { trust: "operator", local: true, attended: true },
+      text: "ping",
+    });
+    expect(llm.requests[0]!.body.instructions).toContain("alpha-guide");
+    const viewed = await app.skills.view("alpha-guide");
+    expect(viewed.skill).toMatchObject({ source: "plugin", plugin: "alpha" });
+    expect(viewed.text).toContain("Read items with alpha_get_item.");
+  });
+});
