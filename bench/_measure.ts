@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 /**
  * Timing helpers for the benchmarks in bench/. Everything here is async on purpose: the fake LLM server
  * lives in the benchmark's own process, so a blocking spawn would stall it and the child would wait forever.
@@ -108,4 +110,24 @@ export async function startUntilReady(cmd: string[], opts: SpawnOpts, ready: str
     },
   };
   return daemon;
+}
+
+/** `--binary PATH` or dist/fermix, which must exist (exit 1 with how to build it otherwise). */
+export function benchBinary(given: string | undefined): string {
+  const binary = resolve(given ?? join(import.meta.dir, "..", "dist", "fermix"));
+  if (!existsSync(binary)) {
+    console.error(`${binary} not found — build it first with \`npm run build\` (or pass --binary PATH)`);
+    process.exit(1);
+  }
+  return binary;
+}
+
+/** `--runs N`, a whole number ≥ 1 (exit 2 otherwise). */
+export function benchRuns(given: string | undefined): number {
+  const runs = Number(given);
+  if (!Number.isInteger(runs) || runs < 1) {
+    console.error("--runs takes a whole number ≥ 1");
+    process.exit(2);
+  }
+  return runs;
 }

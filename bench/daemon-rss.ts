@@ -11,13 +11,13 @@
  *
  *   bun bench/daemon-rss.ts [--binary PATH] [--warm]
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeOpenAIResponses } from "../test/fake/llm.ts";
-import { startUntilReady } from "./_measure.ts";
+import { benchBinary, startUntilReady } from "./_measure.ts";
 
 const KEY = "sk-bench-rss";
 const TARGET = { afterAskMb: 50, requestBytes: 10 * 1024 };
@@ -26,11 +26,7 @@ const { values: flags } = parseArgs({
   args: Bun.argv.slice(2),
   options: { binary: { type: "string" }, warm: { type: "boolean", default: false } },
 });
-const binary = resolve(flags.binary ?? join(import.meta.dir, "..", "dist", "fermix"));
-if (!existsSync(binary)) {
-  console.error(`${binary} not found — build it first with \`npm run build\` (or pass --binary PATH)`);
-  process.exit(1);
-}
+const binary = benchBinary(flags.binary);
 
 const root = await mkdtemp(join(tmpdir(), "fxm-"));
 const fake = await startFakeOpenAIResponses({ apiKey: KEY });

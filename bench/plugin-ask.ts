@@ -10,13 +10,12 @@
  *
  *   bun bench/plugin-ask.ts [--runs N] [--binary PATH]
  */
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeOpenAIResponses } from "../test/fake/llm.ts";
-import { type Run, type Stats, startUntilReady, stats, timeRun } from "./_measure.ts";
+import { benchBinary, benchRuns, type Run, type Stats, startUntilReady, stats, timeRun } from "./_measure.ts";
 
 const KEY = "sk-bench-plugin-ask";
 const WARMUP = 3;
@@ -29,16 +28,8 @@ const { values: flags } = parseArgs({
   args: Bun.argv.slice(2),
   options: { runs: { type: "string", default: "30" }, binary: { type: "string" } },
 });
-const runs = Number(flags.runs);
-if (!Number.isInteger(runs) || runs < 1) {
-  console.error("--runs takes a whole number ≥ 1");
-  process.exit(2);
-}
-const binary = resolve(flags.binary ?? join(ROOT, "dist", "fermix"));
-if (!existsSync(binary)) {
-  console.error(`${binary} not found — build it first with \`npm run build\` (or pass --binary PATH)`);
-  process.exit(1);
-}
+const runs = benchRuns(flags.runs);
+const binary = benchBinary(flags.binary);
 
 type Case = "a" | "b" | "c";
 const LABEL: Record<Case, string> = {

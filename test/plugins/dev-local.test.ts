@@ -181,24 +181,25 @@ describe("[fermix_core.plugins] dev_local in config.toml", () => {
   });
 });
 
+/** An in-process app (a one-shot ask's) on this home, against a fake model that answers "pong". */
+async function oneShotApp(h: ReturnType<typeof setup>["h"]) {
+  const key = "sk-test-dev-local-app-0123";
+  const llm = await startFakeOpenAIResponses({ apiKey: key });
+  defer(() => llm.close());
+  llm.setDefault({ kind: "text", text: "pong" });
+  const env = { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: key, OPENAI_BASE_URL: llm.baseUrl };
+  const app = await createApp({ env });
+  defer(() => app.close());
+  return { app, llm };
+}
+
 describe("dev_local problems are loud where each kind of fermix speaks", () => {
   test("a one-shot ask answers, and tells stderr (its notices) which folder did not load and why", async () => {
     const { h, root } = setup();
     writePlugin(root, "alpha");
     const broken = writePlugin(root, "broken", { version: "one" });
     h.writeConfig(`[fermix_core.plugins]\nenabled = ["alpha"]\ndev_local = "${root}"\n`);
-    const llm = await startFakeOpenAIResponses({ apiKey: "sk-test-dev-local-loud-0123" });
-    defer(() => llm.close());
-    llm.setDefault({ kind: "text", text: "pong" });
-    const app = await createApp({
-      env: {
-        FERMIX_HOME: h.home,
-        HOME: h.userHome,
-        OPENAI_API_KEY: "sk-test-dev-local-loud-0123",
-        OPENAI_BASE_URL: llm.baseUrl,
-      },
-    });
-    defer(() => app.close());
+    const { app } = await oneShotApp(h);
     const notices: string[] = [];
     const reply = await app.ask({
       key: { channel: "cli", chat: "loud" },
@@ -222,18 +223,7 @@ describe("dev_local skills are loaded in place", () => {
       "---\nname: alpha-guide\ndescription: Use when the user asks about alpha items.\n---\n\n# Alpha\n\nRead items with alpha_get_item.\n",
     );
     h.writeConfig(`[fermix_core.plugins]\nenabled = ["alpha"]\ndev_local = "${root}"\n`);
-    const llm = await startFakeOpenAIResponses({ apiKey: "sk-test-dev-local-skill-0123" });
-    defer(() => llm.close());
-    llm.setDefault({ kind: "text", text: "pong" });
-    const app = await createApp({
-      env: {
-        FERMIX_HOME: h.home,
-        HOME: h.userHome,
-        OPENAI_API_KEY: "sk-test-dev-local-skill-0123",
-        OPENAI_BASE_URL: llm.baseUrl,
-      },
-    });
-    defer(() => app.close());
+    const { app, llm } = await oneShotApp(h);
     await app.ask({
       key: { channel: "cli", chat: "skill" },
       caller: { trust: "operator", local: true, attended: true },
