@@ -15,7 +15,8 @@ import { benchBinary, benchRuns, type Run, type Stats, sample, startUntilReady, 
 
 const KEY = "sk-bench-overhead";
 const WARMUP = 3;
-const TARGET = { versionMs: 10, daemonUp: 1.5, daemonDown: 3 };
+// Issue 12's budget (the first sessions' was 10 ms, 1.5× and 3×).
+const TARGET = { versionMs: 6, daemonUp: 1.2, daemonDown: 2 };
 
 const { values: flags } = parseArgs({
   args: Bun.argv.slice(2),
