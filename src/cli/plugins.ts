@@ -30,7 +30,7 @@ export default defineCommand({
     ),
     reload: verb({
       name: "reload",
-      description: "Have a running daemon re-read its plugins and retry quarantined ones",
+      description: "Have a running daemon re-read its plugins and restart quarantined and dev_local servers",
     }),
     enable: verb(
       { name: "enable", description: "Enable a plugin, installing it from the catalog first when needed" },
