@@ -1,4 +1,5 @@
 import { defineError } from "../../error.ts";
+import { RUNTIME_TOP_LEVEL_ENTRIES } from "../manifest/validate.ts";
 
 export const PluginArchiveInvalid = defineError<{ entry?: string; rule: string }>("plugin_archive_invalid");
 
@@ -40,15 +41,11 @@ const TOP_LEVEL: Record<string, "file" | "directory"> = {
   LICENSE: "file",
 };
 
-export const RUNTIME_FILES: readonly string[] = [
-  "package.json",
-  "package-lock.json",
-  "pnpm-lock.yaml",
-  "yarn.lock",
-  "requirements.txt",
-  "pyproject.toml",
-  "uv.lock",
-];
+/**
+ * The dependency manifests and lockfiles a plugin with a runtime may carry at its root: the very list
+ * `plugins validate` accepts, so a folder that validates also installs.
+ */
+export const RUNTIME_FILES: readonly string[] = RUNTIME_TOP_LEVEL_ENTRIES;
 
 export type EntryKind = "file" | "directory";
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { extractPluginArchive } from "../../../src/plugins/archive/safe-extract.ts";
+import { RUNTIME_TOP_LEVEL_ENTRIES } from "../../../src/plugins/manifest/validate.ts";
 import { cleanupAfterEach } from "../../fixture/cleanup.ts";
 import { packTar, pluginEntries, tgz } from "./_tarball.ts";
 
@@ -63,6 +64,14 @@ describe("extractPluginArchive", () => {
     await expect(extractPluginArchive(await tgz(entries), join(tempDir(), "a"))).rejects.toThrow(/package\.json/);
     const ok = await extractPluginArchive(await tgz(entries), join(tempDir(), "b"), { allowRuntimeFiles: true });
     expect(ok.files).toContain("package.json");
+  });
+
+  test("every root file `plugins validate` accepts beside a runtime also installs (bun.lock, poetry.lock, …)", async () => {
+    const files = RUNTIME_TOP_LEVEL_ENTRIES.map((name) => ({ name, body: "{}" }));
+    const ok = await extractPluginArchive(await tgz(pluginEntries("demo", "1.0.0", files)), join(tempDir(), "c"), {
+      allowRuntimeFiles: true,
+    });
+    for (const name of RUNTIME_TOP_LEVEL_ENTRIES) expect(ok.files).toContain(name);
   });
 
   test("refuses to extract into an existing directory", async () => {
