@@ -1,10 +1,10 @@
-import * as v from "valibot";
 import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
-import { FermixError, fromSerialized } from "../error.ts";
-import { ErrorBody, PROTOCOL_HEADER, PROTOCOL_VERSION } from "../protocol/schemas.ts";
+import { FermixError } from "../error.ts";
+import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
+import type { SkillReloadReport } from "../protocol/schemas.ts";
 import { createSkillCatalog, type Skill, type SkillCatalog } from "../skills/catalog.ts";
-import { renderLoadError, renderReload, SkillReloadReport, sourceLabel } from "../skills/report.ts";
+import { renderLoadError, renderReload, sourceLabel } from "../skills/report.ts";
 import { defineCommand } from "./command.ts";
 import { EXIT } from "./exit.ts";
 import { writeOut } from "./output.ts";
@@ -104,26 +104,12 @@ async function reload(): Promise<string> {
 type RemoteReload = { kind: "reloaded"; report: SkillReloadReport } | { kind: "not_running" } | { kind: "unsupported" };
 
 async function reloadDaemon(socket: string): Promise<RemoteReload> {
-  let response: Response;
   try {
-    response = await fetch("http://fermix/v1/skills/reload", {
-      method: "POST",
-      unix: socket,
-      headers: { [PROTOCOL_HEADER]: String(PROTOCOL_VERSION) },
-    } as RequestInit);
-  } catch {
-    return { kind: "not_running" };
+    return { kind: "reloaded", report: await createDaemonClient(socket).reloadSkills() };
+  } catch (err) {
+    if (err instanceof FermixError && err.code === NOT_RUNNING) return { kind: "not_running" };
+    // A daemon older than the reload route answers "no route".
+    if (err instanceof FermixError && err.code === "not_found") return { kind: "unsupported" };
+    throw err;
   }
-  const body = await response.json().catch(() => undefined);
-  if (response.status === 404) return { kind: "unsupported" };
-  if (!response.ok) {
-    const error = v.safeParse(v.object({ error: ErrorBody }), body);
-    throw error.success
-      ? fromSerialized(error.output.error)
-      : new FermixError("protocol_error", `the daemon answered HTTP ${response.status}`);
-  }
-  const report = v.safeParse(SkillReloadReport, body);
-  if (!report.success)
-    throw new FermixError("protocol_error", "the daemon sent an unexpected answer to a skills reload");
-  return { kind: "reloaded", report: report.output };
 }

@@ -12,6 +12,7 @@ import {
   PluginsReport,
   PROTOCOL_HEADER,
   PROTOCOL_VERSION,
+  SkillReloadReport,
   Status,
 } from "./schemas.ts";
 
@@ -55,6 +56,8 @@ export function createDaemonClient(socketPath: string) {
     health: () => json(Health, "/v1/health"),
     status: () => json(Status, "/v1/status"),
     shutdown: () => send("/v1/shutdown", { method: "POST" }).then(() => undefined),
+    /** Rescans the daemon's skills and says what changed. */
+    reloadSkills: () => json(SkillReloadReport, "/v1/skills/reload", { method: "POST" }),
     /** Each plugin's live state in the daemon: starting (attempt n/N), ready (n tools), quarantined (why). */
     plugins: () => json(PluginsReport, "/v1/plugins"),
     /** Re-applies plugin configuration now (starting quarantined servers fresh) and reports the result. */

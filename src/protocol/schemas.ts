@@ -102,3 +102,13 @@ export const PluginsReport = v.object({
   problems: v.array(v.object({ folder: v.string(), message: v.string() })),
 });
 export type PluginsReport = v.InferOutput<typeof PluginsReport>;
+
+/** `POST /v1/skills/reload`: what changed, as names and load errors (no skill bodies cross the socket). */
+export const SkillReloadReport = v.object({
+  total: v.number(),
+  added: v.array(v.string()),
+  removed: v.array(v.string()),
+  changed: v.array(v.string()),
+  errors: v.array(v.object({ file: v.string(), reason: v.string(), field: v.optional(v.string()) })),
+});
+export type SkillReloadReport = v.InferOutput<typeof SkillReloadReport>;

@@ -1,4 +1,4 @@
-import * as v from "valibot";
+import type { SkillReloadReport } from "../protocol/schemas.ts";
 import type { Skill, SkillLoadError, SkillReload } from "./catalog.ts";
 
 /** How a skill is shown in a list: where it comes from, what it may use, when to use it. */
@@ -21,16 +21,6 @@ function toolsLabel(skill: Skill): string {
 export function renderLoadError(error: SkillLoadError): string {
   return `${error.file}: ${error.reason}`;
 }
-
-/** A reload as it crosses the daemon's socket: names and errors, no skill bodies. */
-export const SkillReloadReport = v.object({
-  total: v.number(),
-  added: v.array(v.string()),
-  removed: v.array(v.string()),
-  changed: v.array(v.string()),
-  errors: v.array(v.object({ file: v.string(), reason: v.string(), field: v.optional(v.string()) })),
-});
-export type SkillReloadReport = v.InferOutput<typeof SkillReloadReport>;
 
 export function reloadReport(reload: SkillReload): SkillReloadReport {
   const { added, removed, changed, errors } = reload;
