@@ -6,7 +6,7 @@ import type { PluginSkills } from "../skills/sources.ts";
 import type { DevLocalProblem } from "./dev-local.ts";
 import { type LivePlugin, liveStatus } from "./live-status.ts";
 import type { McpPlugin } from "./mcp-rail/launch.ts";
-import type { McpServerHandle, McpSupervisor } from "./mcp-rail/supervisor.ts";
+import { type McpServerHandle, type McpSupervisor, SupervisorClosed } from "./mcp-rail/supervisor.ts";
 import type { ToolCache } from "./mcp-rail/tool-cache.ts";
 import { type KnownMcpTool, mcpPluginTools } from "./mcp-tools.ts";
 import type { TokenStore } from "./oauth/token-store.ts";
@@ -143,7 +143,14 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
       // `launched` is set when a start is asked for, before the supervisor's queue runs it: no double starts.
       const stale = launched.get(name) !== specKey(spec);
       const quarantined = restart.quarantined && deps.mcp.get(name)?.status === "quarantined";
-      if (stale || quarantined || (restart.devLocal && devLocal.has(name))) await start(spec);
+      if (stale || quarantined || (restart.devLocal && devLocal.has(name))) {
+        try {
+          await start(spec);
+        } catch (err) {
+          if (SupervisorClosed.is(err)) return; // shutting down: nothing more to start
+          throw err;
+        }
+      }
     }
   };
 

@@ -59,6 +59,8 @@ export class ProcessTransport implements Transport {
         shell: false,
       });
       this.child = child;
+      // Known at once, not on the "spawn" event: an exit in between must still find (and kill) this group.
+      if (child.pid) groupStarted(child.pid, [this.spec.command, ...this.spec.args].join(" "));
       this.exited = new Promise((done) =>
         child.once("exit", (code, sig) => {
           this.exit = { code, signal: sig };
@@ -69,10 +71,7 @@ export class ProcessTransport implements Transport {
         reject(err);
         this.onerror?.(err);
       });
-      child.once("spawn", () => {
-        if (child.pid) groupStarted(child.pid, [this.spec.command, ...this.spec.args].join(" "));
-        resolve();
-      });
+      child.once("spawn", () => resolve());
       child.once("exit", () => this.onclose?.());
       child.stdin?.on("error", (err) => this.onerror?.(err));
       child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));

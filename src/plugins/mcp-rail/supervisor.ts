@@ -1,3 +1,4 @@
+import { defineError } from "../../error.ts";
 import type { Log } from "../../observability/log.ts";
 import type { McpPlugin } from "./launch.ts";
 import { type HandleOptions, type McpServerHandle, type McpTool, startServer } from "./server-handle.ts";
@@ -38,6 +39,9 @@ export type McpSupervisor = {
   stopAll(): Promise<void>;
 };
 
+/** A start asked for after stopAll: the process is shutting down. */
+export const SupervisorClosed = defineError<{ plugin: string }>("plugin_servers_closed");
+
 /** The reference implementation's schedule: 5 attempts, 500 ms × 2^(n−1) between them (500, 1000, 2000, 4000). */
 export const DISCOVERY_ATTEMPTS = 5;
 export const DISCOVERY_BACKOFF_MS = 500;
@@ -72,6 +76,8 @@ export function createMcpSupervisor(deps: McpSupervisorDeps = {}): McpSupervisor
     onChange: deps.onChange,
   };
   const handles = new Map<string, McpServerHandle>();
+  // Set by stopAll: a start queued behind it (a reload racing a shutdown) must not launch a server nobody stops.
+  let closed = false;
   // One start/stop at a time per plugin, so a restart never races the start it replaces.
   const queues = new Map<string, Promise<unknown>>();
 
@@ -94,6 +100,7 @@ export function createMcpSupervisor(deps: McpSupervisorDeps = {}): McpSupervisor
     start: (plugin) =>
       serial(plugin.name, async () => {
         await stopOne(plugin.name);
+        if (closed) throw SupervisorClosed(`${plugin.name}: plugin servers are shutting down`, { plugin: plugin.name });
         const handle = startServer(plugin, {
           ...options,
           onDiscovered: deps.onDiscovered ? (tools) => deps.onDiscovered?.(plugin, tools) : undefined,
@@ -105,6 +112,7 @@ export function createMcpSupervisor(deps: McpSupervisorDeps = {}): McpSupervisor
     all: () => [...handles.values()],
     stop: (name) => serial(name, () => stopOne(name)),
     stopAll: async () => {
+      closed = true;
       await Promise.all(
         [...new Set([...handles.keys(), ...queues.keys()])].map((name) => serial(name, () => stopOne(name))),
       );

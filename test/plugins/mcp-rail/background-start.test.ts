@@ -221,6 +221,20 @@ describe("stop mid-discovery", () => {
   });
 });
 
+describe("after stopAll (shutdown)", () => {
+  test("a start asked for later (a reload racing the shutdown) launches nothing and says why", async () => {
+    const { supervisor, pidLog, start } = await setup();
+    const running = await start({ MODE: "normal" });
+    await running.ready();
+    await supervisor.stopAll();
+    expect(running.status).toBe("stopped");
+    await expect(start({ MODE: "normal" })).rejects.toThrow("plugin servers are shutting down");
+    expect(supervisor.get("fake")).toBeUndefined();
+    expect((await loggedPids(pidLog)).filter((pid) => !isGone(pid))).toEqual([]);
+    expect(await loggedPids(pidLog)).toHaveLength(1);
+  });
+});
+
 describe("tools/list_changed", () => {
   test("the server's notice replaces the tool list, and onChange and onDiscovered hear of it", async () => {
     const { changes, discovered, start } = await setup();
