@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
@@ -171,7 +172,7 @@ describe("a broken plugin never holds a turn hostage", () => {
     expect((await runFermix(["stop"], { env })).code).toBe(0);
     const pids = await allPids();
     expect(pids.length).toBeGreaterThanOrEqual(14); // hung: 6 × (server + helper); crash ≥ 1; everything 1
-    expect(pids.filter((pid) => !isGone(pid))).toEqual([]);
+    expect(leftovers(pids)).toEqual([]);
   }, 150_000);
 
   test("fermix stop while a hung server is mid-discovery leaves no process", async () => {
@@ -248,4 +249,22 @@ async function waitFor(check: () => Promise<boolean>, deadlineMs = 30_000): Prom
     if (Date.now() > until) throw new Error(`not reached within ${deadlineMs} ms`);
     await Bun.sleep(20);
   }
+}
+
+/** The processes among `pids` that still run, each with its command line and state, for a readable failure. */
+function leftovers(pids: number[]): string[] {
+  return pids
+    .filter((pid) => !isGone(pid))
+    .map((pid) => {
+      const read = (file: string) => {
+        try {
+          return readFileSync(`/proc/${pid}/${file}`, "utf8");
+        } catch {
+          return "?";
+        }
+      };
+      const stat = read("stat");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return `${pid} state=${fields[0]} ppid=${fields[1]} pgrp=${fields[2]}: ${read("cmdline").replaceAll("\0", " ").trim()}`;
+    });
 }

@@ -63,6 +63,14 @@ function darwinIdentity(pid: number): string | undefined {
   return match[2];
 }
 
+/**
+ * Resolves once no live process is left in group `pgid` (true), or after `ms` (false). A SIGKILL is delivered
+ * asynchronously: a helper can still show as running for a moment after its group was signalled.
+ */
+export function groupEmptied(pgid: number, ms: number = KILL_WAIT_MS): Promise<boolean> {
+  return until(() => groupMembers(pgid).length === 0, ms);
+}
+
 /** Live (not zombie) processes in process group `pgid`. */
 function groupMembers(pgid: number): number[] {
   const members: number[] = [];

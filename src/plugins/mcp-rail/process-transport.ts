@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { groupEmptied } from "./child-groups.ts";
 import { groupEnded, groupStarted } from "./process-groups.ts";
 
 /** How long a server gets to exit on SIGTERM before its whole group is killed. */
@@ -114,9 +115,11 @@ export class ProcessTransport implements Transport {
       await Promise.race([this.exited, grace]);
       clearTimeout(timer);
     }
-    // Helpers that ignored SIGTERM, or outlived a server that crashed, go too.
+    // Helpers that ignored SIGTERM, or outlived a server that crashed, go too — and are gone when this
+    // resolves, so `fermix stop` returns with nothing of ours left running.
     signal(group, "SIGKILL");
     await this.exited;
+    await groupEmptied(child.pid);
     groupEnded(child.pid);
     this.buffer.clear();
   }
