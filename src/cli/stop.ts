@@ -16,7 +16,7 @@ export default defineCommand({
   },
   async run() {
     try {
-      // The daemon removes its socket as the last step of a clean stop; stopDaemon waits for that.
+      // stopDaemon waits for the daemon's process to end: its plugin servers are gone by then.
       const result = await stopDaemon({ env: daemonContext().env, timeoutMs: STOP_WAIT_MS });
       if (!result.stopped) throw new FermixError(NOT_RUNNING, "not running");
       await writeOut(`fermix: stopped (pid ${result.pid})\n`);

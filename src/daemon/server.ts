@@ -62,8 +62,7 @@ export async function startDaemon(app: App): Promise<RunningDaemon> {
         }),
       ]);
       clearTimeout(timer);
-      // Plugin servers go before the socket does: `fermix stop` waits for the socket to vanish, and must not
-      // return while a server of ours still runs.
+      // Plugin servers and memory.db go before the lock is released (Bun has already unlinked the socket).
       await app.close();
       removeQuietly(paths.socket);
       release();

@@ -1,4 +1,4 @@
-import { unlinkSync } from "node:fs";
+import { readFileSync, unlinkSync } from "node:fs";
 
 /** Whether a process with this pid exists (EPERM means it does, owned by someone else). */
 export function isProcessAlive(pid: number): boolean {
@@ -7,6 +7,21 @@ export function isProcessAlive(pid: number): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Whether `pid` still runs: alive and not a zombie that only waits for its parent to reap it (a test harness or
+ * a service manager may be slow to). Linux reads /proc; elsewhere a zombie counts as running, which only makes
+ * a waiter wait for the reap.
+ */
+export function isProcessRunning(pid: number): boolean {
+  if (!isProcessAlive(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
   }
 }
 

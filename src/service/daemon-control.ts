@@ -1,8 +1,8 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import type { Env } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
-import { isProcessAlive } from "../fs/lock-files.ts";
+import { isProcessRunning } from "../fs/lock-files.ts";
 import { createDaemonClient } from "../protocol/client.ts";
 import { createServiceManager, type ServiceManager } from "./manager.ts";
 import type { CommandRunner } from "./service-command.ts";
@@ -115,7 +115,7 @@ export const StopTimeout = (pid: number, ms: number) =>
   new FermixError("stop_timeout", `the daemon (pid ${pid}) has not stopped after ${ms / 1000} s`, { pid });
 
 /**
- * Stops this home's daemon and waits until its socket is gone (or its process is), `timeoutMs` at most.
+ * Stops this home's daemon and waits until its process has ended, `timeoutMs` at most.
  * Through the service manager when the unit is installed; a daemon still answering afterwards (one
  * started by hand beside an installed unit) also gets the shutdown request over the socket.
  */
@@ -142,7 +142,9 @@ export async function stopDaemon(opts: {
       });
   }
   const deadline = Date.now() + timeoutMs;
-  const gone = () => !existsSync(socket) || !isProcessAlive(before.pid);
+  // The process ending is what counts: Bun unlinks the socket as soon as the HTTP server stops, while the daemon
+  // still stops its plugin servers and closes memory.db.
+  const gone = () => !isProcessRunning(before.pid);
   while (!gone() && Date.now() < deadline) await Bun.sleep(20);
   if (!gone()) throw StopTimeout(before.pid, timeoutMs);
   return { stopped: true, pid: before.pid };
