@@ -1,5 +1,4 @@
 import { isatty } from "node:tty";
-import { colors } from "consola/utils";
 import { type Env, processEnv } from "../config/env.ts";
 
 /** Colours for the status words a person scans human output for. */
@@ -18,5 +17,7 @@ export const PLAIN: Paint = { ok: (s) => s, warn: (s) => s, fail: (s) => s };
  */
 export function stdoutPaint(env: Env = processEnv(), isTTY = isatty(1)): Paint {
   if (!isTTY || env.NO_COLOR || env.TERM === "dumb") return PLAIN;
+  // Loaded only when colour is wanted: a script piping `fermix status` pays nothing for consola.
+  const { colors } = require("consola/utils") as typeof import("consola/utils");
   return { ok: colors.green, warn: colors.yellow, fail: colors.red };
 }
