@@ -93,11 +93,13 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
       const next = { config, signature, states, http: httpPluginTools(states, credentials), problems };
       reportProblems(problems);
       // Never in front of a turn: stopping a replaced server can take its grace period.
+      // One sync at a time, in the order the states were computed, so an older sync never undoes a newer one.
       if (deps.serverStart === "eager") {
-        syncing = syncServers(next, restartNext).catch((err) =>
-          deps.log.error(`starting plugin servers failed: ${(err as Error).message}`),
-        );
+        const restart = restartNext;
         restartNext = { quarantined: false, devLocal: false };
+        syncing = syncing
+          .then(() => syncServers(next, restart))
+          .catch((err) => deps.log.error(`starting plugin servers failed: ${(err as Error).message}`));
       }
       latest = next;
       return next;
