@@ -276,12 +276,12 @@ function hostTarget(): string {
   return `${os}-${arch}`;
 }
 
-/** For the runtime prompt: what is enabled and whether it is ready, with its tool names. */
-export function summarise(states: readonly PluginState[]): PluginSummary[] {
-  return states.map((s) => ({
-    name: s.name,
-    enabled: s.enabled,
-    status: s.status,
-    tools: (s.manifest?.tools ?? []).map((t) => t.name),
-  }));
+/** For the runtime prompt: whether a plugin is enabled and ready, with its manifest's tool names. */
+export function summaryOf(state: PluginState): PluginSummary {
+  return {
+    name: state.name,
+    enabled: state.enabled,
+    status: state.status,
+    tools: (state.manifest?.tools ?? []).map((t) => t.name),
+  };
 }

@@ -10,7 +10,7 @@ import { type McpServerHandle, type McpSupervisor, SupervisorClosed } from "./mc
 import type { ToolCache } from "./mcp-rail/tool-cache.ts";
 import { type KnownMcpTool, mcpPluginTools } from "./mcp-tools.ts";
 import type { TokenStore } from "./oauth/token-store.ts";
-import type { PluginHost, PluginState } from "./plugin-host.ts";
+import { type PluginHost, type PluginState, summaryOf } from "./plugin-host.ts";
 import { httpPluginTools } from "./plugin-tools.ts";
 import { type PluginSummary, unavailablePluginTool } from "./prompt-section.ts";
 import { pluginConfigValues } from "./settings/plugin-config.ts";
@@ -190,9 +190,7 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
     const tools: AnyTool[] = [...from.http];
     const mcpNames = new Set(mcpStates(from).map((s) => s.name));
     const summaries: PluginSummary[] = from.states.map((state) => {
-      const toolNames = (state.manifest?.tools ?? []).map((t) => t.name);
-      if (!mcpNames.has(state.name))
-        return { name: state.name, enabled: state.enabled, status: state.status, tools: toolNames };
+      if (!mcpNames.has(state.name)) return summaryOf(state);
       const handle = deps.mcp.get(state.name);
       const known = knownTools(state, handle);
       tools.push(...mcpPluginTools(known, callMcp(state)));
@@ -288,11 +286,7 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
    */
   async function catalogHint(tool: string, config: Config): Promise<string | undefined> {
     try {
-      const states = await deps.host.states(config);
-      return unavailablePluginTool(
-        tool,
-        states.map((s) => ({ name: s.name, enabled: s.enabled, status: s.status, tools: [] })),
-      );
+      return unavailablePluginTool(tool, (await deps.host.states(config)).map(summaryOf));
     } catch {
       return undefined;
     }
@@ -307,7 +301,7 @@ export function createPluginRuntime(deps: PluginRuntimeDeps) {
     serverChanged: () => {
       generation++;
     },
-    /** Resolves once no server is starting any more (each ready or quarantined): for `reload --wait` and tests. */
+    /** Resolves once no server is starting any more (each ready or quarantined). */
     settled: async () => {
       await computing?.promise;
       await syncing;
