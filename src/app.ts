@@ -26,7 +26,7 @@ import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
 import { createLog, type Log } from "./observability/log.ts";
 import { captureContent, createTraces } from "./observability/traces.ts";
-import { devLocalRoots } from "./plugins/dev-local.ts";
+import { pluginsConfigured } from "./plugins/dev-local.ts";
 import type { PluginRuntime } from "./plugins/plugin-runtime.ts";
 import { pluginsSection, unavailablePluginTool } from "./plugins/prompt-section.ts";
 import type { PluginsReport } from "./protocol/schemas.ts";
@@ -148,7 +148,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
         role,
       }),
     ));
-  const anyPlugins = (cfg: Config) => Boolean(cfg.fermix_core?.plugins?.enabled?.length || devLocalRoots(cfg).length);
 
   const remember = (routes: Route[]) => {
     for (const r of routes)
@@ -239,7 +238,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // the runtime exists it is always asked, so disabling the last plugin stops its server.
     const turnConfig = liveConfig();
     const pluginView =
-      pluginRuntime || anyPlugins(turnConfig)
+      pluginRuntime || pluginsConfigured(turnConfig)
         ? await plugins()
             .then((runtime) => runtime.forTurn(turnConfig))
             .catch((err: unknown) => {
@@ -339,19 +338,19 @@ export async function createApp(deps: AppDeps): Promise<App> {
     plugins: {
       // An idle daemon with no plugin enabled loads nothing for plugins, not even to say so.
       report: async () => {
-        if (!pluginRuntime && !anyPlugins(liveConfig())) return { active: false, plugins: [], problems: [] };
+        if (!pluginRuntime && !pluginsConfigured(liveConfig())) return { active: false, plugins: [], problems: [] };
         return { active: true, ...(await (await plugins()).report(liveConfig())) };
       },
       reload: async (opts = {}) => {
-        if (!pluginRuntime && !anyPlugins(liveConfig())) return;
+        if (!pluginRuntime && !pluginsConfigured(liveConfig())) return;
         await (await plugins()).reload(liveConfig(), opts);
       },
-      enabled: () => anyPlugins(liveConfig()),
+      enabled: () => pluginsConfigured(liveConfig()),
       settled: async () => {
         if (pluginRuntime) await (await pluginRuntime).settled();
       },
       startServers: async () => {
-        if (anyPlugins(liveConfig())) await (await plugins()).startServers(liveConfig());
+        if (pluginsConfigured(liveConfig())) await (await plugins()).startServers(liveConfig());
       },
     },
     close: async () => {

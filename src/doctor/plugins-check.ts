@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import type { Config } from "../config/schema.ts";
 import { createSecretStore } from "../config/secret-store.ts";
-import { type DevLocalProblem, devLocalRoots } from "../plugins/dev-local.ts";
+import { type DevLocalProblem, pluginsConfigured } from "../plugins/dev-local.ts";
 import { createTokenStore } from "../plugins/oauth/token-store.ts";
 import { createPluginHost, type PluginState } from "../plugins/plugin-host.ts";
 import { statusFix } from "../plugins/readiness.ts";
@@ -22,8 +22,7 @@ export const pluginsCheck = defineCheck({
     if (!ctx.config) return [skippedForConfig("plugins", "plugins")];
     const config = ctx.config;
     const enabled = enabledPlugins(config);
-    const devLocal = devLocalRoots(config);
-    if (!enabled.length && !devLocal.length) {
+    if (!pluginsConfigured(config)) {
       return [{ id: "plugins", title: "plugins", status: "ok", detail: "none enabled" }];
     }
     // A running daemon knows more than config.toml does: whether each server is starting, up or quarantined.

@@ -36,6 +36,14 @@ export function devLocalRoots(config: Config): string[] {
 }
 
 /**
+ * Whether config.toml enables a plugin or names dev_local folders. Nothing about plugins is loaded or read
+ * otherwise: the composition root, the plugin host and doctor all ask this one question.
+ */
+export function pluginsConfigured(config: Config): boolean {
+  return Boolean(config.fermix_core?.plugins?.enabled?.length) || devLocalRoots(config).length > 0;
+}
+
+/**
  * Validates every plugin folder under the roots. `installed` are the store's names: a folder that takes a
  * bundled or installed name is not loaded (that plugin keeps its place), and neither is a second folder
  * with a name an earlier root already gave.

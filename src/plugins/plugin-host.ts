@@ -5,7 +5,7 @@ import type { Config } from "../config/schema.ts";
 import type { SecretStore } from "../config/secret-store.ts";
 import { defineError } from "../error.ts";
 import type { Catalog } from "./catalog/load-catalog.ts";
-import { type DevLocalProblem, devLocalRoots, loadDevLocal } from "./dev-local.ts";
+import { type DevLocalProblem, devLocalRoots, loadDevLocal, pluginsConfigured } from "./dev-local.ts";
 import { BUNDLED_PLUGINS, compareVersions, coreVersionOf, SUPPORTED_PLUGIN_APIS } from "./manifest/checks.ts";
 import type { Manifest } from "./manifest/schema.ts";
 import { validatePluginDir } from "./manifest/validate.ts";
@@ -223,7 +223,7 @@ export function createPluginHost(deps: PluginHostDeps) {
    * at all when no plugin is enabled, so a plain `fermix ask` pays nothing for plugins.
    */
   async function activeStates(config: Config): Promise<PluginState[]> {
-    if (!enabledPlugins(config).length && !devLocalRoots(config).length) return [];
+    if (!pluginsConfigured(config)) return [];
     await ensureBundled(config).catch(() => {});
     const found = await states(config, { catalog: false });
     // An enabled plugin that is on this machine nowhere: not installed (the catalog is not read to say so).
