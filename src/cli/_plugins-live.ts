@@ -1,8 +1,7 @@
-import { FermixError } from "../error.ts";
 import { liveStatus } from "../plugins/live-status.ts";
-import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
 import type { PluginsReport } from "../protocol/schemas.ts";
 import type { PluginContext } from "./_plugins.ts";
+import { ifDaemonRuns } from "./daemon-client.ts";
 
 /** What `plugins list|doctor` show: the daemon's live states when it runs, else what this process computes. */
 export type PluginsView = Omit<PluginsReport, "active"> & {
@@ -16,12 +15,8 @@ export type PluginsView = Omit<PluginsReport, "active"> & {
  * just says `ready`: nothing runs its server until the daemon does, or a one-shot ask calls its tool.
  */
 export async function pluginsView(ctx: PluginContext): Promise<PluginsView> {
-  try {
-    const report = await createDaemonClient(ctx.paths.socket).plugins();
-    if (report.active) return { daemon: true, plugins: report.plugins, problems: report.problems };
-  } catch (err) {
-    if (!(err instanceof FermixError && err.code === NOT_RUNNING)) throw err;
-  }
+  const report = await ifDaemonRuns((client) => client.plugins());
+  if (report?.active) return { daemon: true, plugins: report.plugins, problems: report.problems };
   await ctx.host.ensureBundled(ctx.config);
   const states = await ctx.host.states(ctx.config);
   return {
@@ -32,12 +27,6 @@ export async function pluginsView(ctx: PluginContext): Promise<PluginsView> {
 }
 
 /** Tells a running daemon that plugin settings changed; quiet when none runs. Returns whether one did. */
-export async function tellDaemonToReload(ctx: PluginContext, opts: { devLocal?: boolean } = {}): Promise<boolean> {
-  try {
-    await createDaemonClient(ctx.paths.socket).reloadPlugins(opts);
-    return true;
-  } catch (err) {
-    if (err instanceof FermixError && err.code === NOT_RUNNING) return false;
-    throw err;
-  }
+export async function tellDaemonToReload(opts: { devLocal?: boolean } = {}): Promise<boolean> {
+  return (await ifDaemonRuns((client) => client.reloadPlugins(opts))) !== undefined;
 }

@@ -49,8 +49,7 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
       };
     }
     case "reload": {
-      const ctx = await pluginContext();
-      const told = await tellDaemonToReload(ctx, { devLocal: true });
+      const told = await tellDaemonToReload({ devLocal: true });
       return {
         text: told
           ? "the daemon re-read its plugins; quarantined and dev_local servers are starting again (fermix plugins list shows them)"

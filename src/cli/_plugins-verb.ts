@@ -1,5 +1,4 @@
 import type { CliResult } from "../plugins/settings/cli.ts";
-import { pluginContext } from "./_plugins.ts";
 import { tellDaemonToReload } from "./_plugins-live.ts";
 import { EXIT, jsonEnvelope } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
@@ -19,7 +18,7 @@ export async function runPluginVerb(
   opts: { json: boolean | undefined; changes: boolean },
 ): Promise<number> {
   const result = await work();
-  if (opts.changes) await tellDaemonToReload(await pluginContext()).catch(() => false);
+  if (opts.changes) await tellDaemonToReload().catch(() => false);
   if (opts.json === true) {
     await writeOut(`${jsonEnvelope({ ok: true, result: result.json })}\n`);
   } else {
