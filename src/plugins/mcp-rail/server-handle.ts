@@ -209,23 +209,18 @@ export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHa
   const failure = (text: string): McpCallResult => ({ content: text, isError: true });
 
   const waitReady = async (ms: number, signal?: AbortSignal): Promise<McpStatus> => {
-    if (status !== "starting") return status;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const given = Promise.withResolvers<void>();
-    timer = setTimeout(given.resolve, ms);
-    const onAbort = () => given.resolve();
+    if (status !== "starting" || signal?.aborted) return status;
+    // The caller's deadline, or its cancellation, whichever comes first.
+    const given = Promise.withResolvers<"given up">();
+    const timer = setTimeout(() => given.resolve("given up"), ms);
+    const onAbort = () => given.resolve("given up");
     signal?.addEventListener("abort", onAbort, { once: true });
-    let waiting = true;
-    void given.promise.then(() => {
-      waiting = false;
-    });
     try {
-      while (status === "starting" && waiting && !signal?.aborted) {
-        await Promise.race([changed.promise, stopped, given.promise]);
+      while (status === "starting") {
+        if ((await Promise.race([changed.promise, stopped, given.promise])) === "given up") break;
       }
     } finally {
       clearTimeout(timer);
-      timer = undefined;
       signal?.removeEventListener("abort", onAbort);
     }
     return status;
