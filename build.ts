@@ -86,7 +86,7 @@ if (args.release) {
       license: (pkg as { license?: string }).license,
     },
     compile: ({ target, outfile }) =>
-      compile({ outfile, target: target.id, bunTarget: target.bun as Bun.Build.CompileTarget }),
+      compile({ outfile, target: target.id, bunTarget: target.compileTarget as Bun.Build.CompileTarget }),
     log: (line) => console.log(line),
   });
   for (const line of renderSummary(summary, allTargetIds)) console.log(line);

@@ -1,11 +1,11 @@
-import type { Database } from "bun:sqlite";
 import { createReview, type Review, type ReviewReport } from "../memory/review.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { completeOnce } from "./complete.ts";
 
 export type ReviewRunnerDeps = {
-  db: Database;
+  db: SqlDatabase;
   /** The routes, or a function giving them at call time (so config and keys are read only when a review runs). */
   routes: Route[] | (() => Route[]);
   router: RouterDeps;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { FermixPaths } from "../config/paths.ts";
 import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
+import { sha256Hex } from "../runtime/hash.ts";
 import guidanceTemplate from "./templates/FERMIX.md" with { type: "text" };
 import identityTemplate from "./templates/IDENTITY.md" with { type: "text" };
 import memoryTemplate from "./templates/MEMORY.md" with { type: "text" };
@@ -34,8 +35,6 @@ export function seedRecordFile(paths: FermixPaths): string {
   return join(dirname(paths.promptFiles.guidance), ".seeded.json");
 }
 
-const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
-
 /**
  * Writes each prompt file that does not exist yet from the template shipped in this binary. A file
  * that exists is the owner's and is never rewritten, by seeding or by an upgrade.
@@ -53,7 +52,7 @@ export function seedPromptFiles(paths: FermixPaths, agentName: string, now: () =
     const tracked = TRACKED[which];
     if (tracked) {
       record ??= readSeedRecord(paths) ?? {};
-      record[tracked] = { sha256: sha256(text), seeded_at: new Date(now()).toISOString() };
+      record[tracked] = { sha256: sha256Hex(text), seeded_at: new Date(now()).toISOString() };
     }
   }
   if (record) {
@@ -81,7 +80,7 @@ export function templateDrift(paths: FermixPaths): { moved: string[]; tracked: s
   const tracked = Object.keys(record).sort();
   const moved = tracked.filter((name) => {
     const which = (Object.keys(TRACKED) as Which[]).find((w) => TRACKED[w] === name);
-    return which !== undefined && record[name]!.sha256 !== sha256(TEMPLATES[which]);
+    return which !== undefined && record[name]!.sha256 !== sha256Hex(TEMPLATES[which]);
   });
   return { moved, tracked };
 }

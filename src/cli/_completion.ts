@@ -181,13 +181,13 @@ async function load(source: Source): Promise<string[]> {
 
 /** The recent `fermix ask` sessions, from memory.db opened read-only; none when it does not exist yet. */
 async function recentSessions(): Promise<string[]> {
-  const [{ processEnv }, { fermixPaths, resolveHome }, { Database }, { recentChats }] = await Promise.all([
+  const [{ processEnv }, { fermixPaths, resolveHome }, { openSqlite }, { recentChats }] = await Promise.all([
     import("../config/env.ts"),
     import("../config/paths.ts"),
-    import("bun:sqlite"),
+    import("../runtime/sqlite.ts"),
     import("../memory/messages.ts"),
   ]);
-  const db = new Database(fermixPaths(resolveHome(processEnv())).db, { readonly: true, strict: true });
+  const db = openSqlite(fermixPaths(resolveHome(processEnv())).db, { readonly: true });
   try {
     return recentChats(db, "cli", 20);
   } finally {

@@ -2,6 +2,8 @@ import { resolveSecret } from "../config/secrets.ts";
 import { type AuthLoginOptions, authLogin, authLogout, authReauthorize, authRefresh } from "../plugins/oauth/cli.ts";
 import { createTokenStore } from "../plugins/oauth/token-store.ts";
 import type { CliResult } from "../plugins/settings/cli.ts";
+import { spawn, which } from "../runtime/processes.ts";
+import { writeStderr } from "../runtime/stdio.ts";
 import type { PluginContext } from "./_plugins.ts";
 
 /** `plugins auth login|reauthorize|refresh|logout NAME [--no-browser --port N --timeout S]`. */
@@ -23,7 +25,7 @@ export async function oauthCommand(
         secretsDir: ctx.paths.secrets,
         profile: ctx.config.fermix_core?.profile,
       }),
-    printUrl: (url: string) => void Bun.write(Bun.stderr, `Open this URL to sign in:\n${url}\n`),
+    printUrl: (url: string) => void writeStderr(`Open this URL to sign in:\n${url}\n`),
     openBrowser: opts.noBrowser ? undefined : openBrowser,
   };
   switch (action) {
@@ -41,8 +43,8 @@ export async function oauthCommand(
 /** The system's browser launcher; a failure only means the person opens the printed URL themselves. */
 function openBrowser(url: string): void {
   const command = process.platform === "darwin" ? "open" : "xdg-open";
-  if (!Bun.which(command)) return;
+  if (!which(command)) return;
   try {
-    Bun.spawn([command, url], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).unref();
+    spawn([command, url]).unref();
   } catch {}
 }

@@ -1,5 +1,6 @@
-import { createHash } from "node:crypto";
 import { embeddedFile, listEmbedded } from "../embedded/assets.ts";
+import { readBytes } from "../runtime/files.ts";
+import { sha256Hex } from "../runtime/hash.ts";
 import { defineCommand } from "./command.ts";
 import { EXIT } from "./exit.ts";
 import { writeOut } from "./output.ts";
@@ -18,8 +19,8 @@ export default defineCommand({
 async function listEmbeddedFiles(): Promise<number> {
   const lines: string[] = [];
   for (const path of listEmbedded()) {
-    const bytes = await Bun.file(embeddedFile(path)).bytes();
-    lines.push(`${path}\t${bytes.byteLength}\t${createHash("sha256").update(bytes).digest("hex")}`);
+    const bytes = await readBytes(embeddedFile(path));
+    lines.push(`${path}\t${bytes.byteLength}\t${sha256Hex(bytes)}`);
   }
   await writeOut(lines.length ? `${lines.join("\n")}\n` : "");
   return EXIT.ok;

@@ -1,5 +1,6 @@
 import { isatty } from "node:tty";
 import { processEnv } from "../config/env.ts";
+import { writeStderr } from "../runtime/stdio.ts";
 import { VERSION } from "../version.ts";
 import { defineCommand } from "./command.ts";
 import { EXIT, reportError } from "./exit.ts";
@@ -54,7 +55,7 @@ export default defineCommand({
         .startServers()
         .catch((err) => app.log.withTag("plugins").error(`plugin servers did not start: ${(err as Error).message}`));
       // The one line a supervisor or a script waits for, whether or not log lines go to stderr.
-      if (!logToStderr) await Bun.write(Bun.stderr, `fermix: listening on ${app.paths.socket} (pid ${process.pid})\n`);
+      if (!logToStderr) await writeStderr(`fermix: listening on ${app.paths.socket} (pid ${process.pid})\n`);
       await daemon.stopped;
       return EXIT.ok;
     } catch (err) {

@@ -1,3 +1,5 @@
+import { descriptorKind } from "../runtime/files.ts";
+import { stdinStream } from "../runtime/stdio.ts";
 import { UsageError } from "./exit.ts";
 
 export type StdinMode = "auto" | "wait" | "ignore";
@@ -13,13 +15,13 @@ export const MAX_INPUT_BYTES = 4 * 1024 * 1024;
  * for its first byte and is then left alone with a note on stderr.
  */
 /**
- * Terminal or /dev/null. Asked through Bun.file rather than node:tty or node:fs, whose imports alone
- * cost milliseconds of start-up in the compiled binary; for output the two are equivalent (nobody
+ * Terminal or /dev/null. Asked through the runtime's file stat rather than node:tty, whose import alone
+ * costs milliseconds of start-up in the compiled binary; for output the two are equivalent (nobody
  * reads /dev/null).
  */
 export async function isCharacterDevice(fd: number): Promise<boolean> {
   try {
-    return (await Bun.file(fd).stat()).isCharacterDevice();
+    return (await descriptorKind(fd)) === "character";
   } catch {
     return false;
   }
@@ -33,15 +35,15 @@ export async function readStdin(
   if (mode === "ignore") return undefined;
   let kind: "tty" | "file" | "pipe";
   try {
-    const stat = await Bun.file(0).stat();
+    const fd0 = await descriptorKind(0);
     // A character device is a terminal or /dev/null: neither has anything to read unless asked.
-    kind = stat.isCharacterDevice() ? "tty" : stat.isFile() ? "file" : "pipe";
+    kind = fd0 === "character" ? "tty" : fd0;
   } catch {
     return undefined; // stdin closed
   }
   if (kind === "tty" && mode !== "wait") return undefined;
 
-  const reader = Bun.stdin.stream().getReader();
+  const reader = stdinStream().getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   const take = (chunk: Uint8Array) => {

@@ -8,6 +8,7 @@ import { FermixError } from "../error.ts";
 import { RELEASES_MANIFEST_URL } from "../release/location.ts";
 import { isVersion } from "../release/semver.ts";
 import { hostTarget } from "../release/targets.ts";
+import { spawn } from "../runtime/processes.ts";
 import { embeddedTrust } from "../trust/embedded-keys.ts";
 import { daemonControlFor } from "../upgrade/daemon-adapter.ts";
 import { detectInstallMethod, refusePackageManaged } from "../upgrade/install-method.ts";
@@ -119,7 +120,7 @@ function downloadProgress(terminal: boolean) {
 
 /** `<binary> --version`, trimmed; a binary that hangs or crashes is not the release it claims to be. */
 async function runVersion(binary: string): Promise<string> {
-  const child = Bun.spawn([binary, "--version"], {
+  const child = spawn([binary, "--version"], {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "ignore",

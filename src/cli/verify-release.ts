@@ -2,6 +2,8 @@ import { defineError } from "../error.ts";
 import { isVersion } from "../release/semver.ts";
 import { verifyRelease } from "../release/statement.ts";
 import { artifactName, RELEASE_TARGETS, targetById } from "../release/targets.ts";
+import { readStream, readText } from "../runtime/files.ts";
+import { createSha256 } from "../runtime/hash.ts";
 import { embeddedTrust } from "../trust/embedded-keys.ts";
 import { defineCommand } from "./command.ts";
 import { EXIT, UsageError } from "./exit.ts";
@@ -51,7 +53,7 @@ export default defineCommand({
     const sha256 = await sha256File(binary);
     let bundleJson: unknown;
     try {
-      bundleJson = JSON.parse(await Bun.file(bundle).text());
+      bundleJson = JSON.parse(await readText(bundle));
     } catch (err) {
       throw ReleaseFileUnreadable(`cannot read the signature bundle ${bundle}: ${(err as Error).message}`);
     }
@@ -64,11 +66,11 @@ export default defineCommand({
 });
 
 async function sha256File(path: string): Promise<string> {
-  const hasher = new Bun.CryptoHasher("sha256");
+  const hasher = createSha256();
   try {
-    for await (const chunk of Bun.file(path).stream()) hasher.update(chunk);
+    for await (const chunk of readStream(path)) hasher.update(chunk);
   } catch (err) {
     throw ReleaseFileUnreadable(`cannot read ${path}: ${(err as Error).message}`);
   }
-  return hasher.digest("hex");
+  return hasher.digestHex();
 }

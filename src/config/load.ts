@@ -1,6 +1,7 @@
 import { parse, TomlError } from "smol-toml";
 import * as v from "valibot";
 import { defineError } from "../error.ts";
+import { fileExists, readText } from "../runtime/files.ts";
 import { deepestIssue } from "../valibot-issues.ts";
 import { Config } from "./schema.ts";
 
@@ -10,9 +11,8 @@ export const ConfigInvalid = defineError<{ file: string; section?: string; key?:
 
 /** Reads and validates config.toml. A missing file is an empty config (zero-config first run); nothing is written. */
 export async function loadConfig(file: string): Promise<Config> {
-  const handle = Bun.file(file);
-  if (!(await handle.exists())) return {};
-  return parseConfig(await handle.text(), file);
+  if (!(await fileExists(file))) return {};
+  return parseConfig(await readText(file), file);
 }
 
 export function parseConfig(text: string, file: string): Config {

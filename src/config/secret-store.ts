@@ -2,6 +2,8 @@ import { chmodSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defineError } from "../error.ts";
 import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
+import { fileSizeSync } from "../runtime/files.ts";
+import { spawnSync } from "../runtime/processes.ts";
 
 /**
  * Writes the secrets that config.toml names as "@keyring". The coordinates mirror the reader in
@@ -60,7 +62,7 @@ export function createSecretStore(deps: SecretStoreDeps): SecretStore {
       if (keyring) run(argvFor("clear", slot));
     },
     has(slot) {
-      if (Bun.file(fileOf(slot)).size > 0) return true;
+      if (fileSizeSync(fileOf(slot)) > 0) return true;
       if (!keyring) return false;
       // secret-tool has no lookup that leaves the value out (`search` prints it too), so the value is read
       // into this process and dropped here; on macOS the attribute-only query never prints it.
@@ -139,13 +141,8 @@ function writeSecretFile(dir: string, file: string, value: string) {
 
 function runCommand(argv: string[], stdin?: string): { ok: boolean; stdout: string; stderr: string } {
   try {
-    const proc = Bun.spawnSync(argv, {
-      stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
-      stdout: "pipe",
-      stderr: "pipe",
-      timeout: 10_000,
-    });
-    return { ok: proc.exitCode === 0, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+    const proc = spawnSync(argv, { stdin: stdin ?? "ignore", stdout: "pipe", stderr: "pipe", timeout: 10_000 });
+    return { ok: proc.exitCode === 0, stdout: proc.stdout, stderr: proc.stderr };
   } catch {
     // Not installed (no secret-tool on a server): the caller falls back to the file store.
     return { ok: false, stdout: "", stderr: "" };

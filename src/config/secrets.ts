@@ -1,6 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defineError } from "../error.ts";
+import { fileSizeSync } from "../runtime/files.ts";
+import { spawnSync } from "../runtime/processes.ts";
 import type { Env } from "./env.ts";
 import type { SecretRef } from "./schema.ts";
 
@@ -74,7 +76,7 @@ function fromCommand(argv: string[], slot: string, deps: SecretDeps): string {
 
 function fromKeyring(slot: string, deps: SecretDeps): string {
   const stored = join(deps.secretsDir, slot);
-  if (Bun.file(stored).size > 0) return fromFile(stored, slot);
+  if (fileSizeSync(stored) > 0) return fromFile(stored, slot);
   const service = deps.profile && deps.profile !== "general" ? `fermix:${deps.profile}:${slot}` : `fermix:${slot}`;
   const platform = deps.platform ?? process.platform;
   const argv =
@@ -105,8 +107,8 @@ function readTrimmed(path: string): string {
 
 function runCommand(argv: string[]): { ok: boolean; stdout: string } {
   try {
-    const proc = Bun.spawnSync(argv, { stdin: "ignore", stdout: "pipe", stderr: "ignore", timeout: 10_000 });
-    return { ok: proc.exitCode === 0, stdout: proc.stdout.toString() };
+    const proc = spawnSync(argv, { stdout: "pipe", timeout: 10_000 });
+    return { ok: proc.exitCode === 0, stdout: proc.stdout };
   } catch {
     return { ok: false, stdout: "" };
   }

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import type { App } from "../app.ts";
 import { removeQuietly } from "../fs/lock-files.ts";
+import { type HttpServer, serveHttp, unixFetch } from "../runtime/http.ts";
 import { claimInstance } from "./instance.ts";
 import { type DaemonState, handle } from "./routes.ts";
 
@@ -35,11 +36,11 @@ export async function startDaemon(app: App): Promise<RunningDaemon> {
     requestShutdown: () => void stop(),
   };
 
-  // Bun creates the socket with the process umask; set it first so there is no window where it is wider.
+  // The runtime creates the socket with the process umask; set it first so there is no window where it is wider.
   const previousUmask = process.umask(0o077);
-  let server: ReturnType<typeof Bun.serve>;
+  let server: HttpServer;
   try {
-    server = Bun.serve({ unix: paths.socket, fetch: (req) => handle(req, state) });
+    server = serveHttp({ unix: paths.socket }, (req) => handle(req, state));
   } catch (err) {
     release();
     throw err;
@@ -62,7 +63,7 @@ export async function startDaemon(app: App): Promise<RunningDaemon> {
         }),
       ]);
       clearTimeout(timer);
-      // Plugin servers and memory.db go before the lock is released (Bun has already unlinked the socket).
+      // Plugin servers and memory.db go before the lock is released (Bun's server has already unlinked the socket; Deno's has not).
       await app.close();
       removeQuietly(paths.socket);
       release();
@@ -77,10 +78,7 @@ export async function startDaemon(app: App): Promise<RunningDaemon> {
 
 async function probeSocket(socket: string): Promise<boolean> {
   try {
-    const res = await fetch("http://fermix/v1/health", {
-      unix: socket,
-      signal: AbortSignal.timeout(1000),
-    } as RequestInit);
+    const res = await unixFetch(socket)("http://fermix/v1/health", { signal: AbortSignal.timeout(1000) });
     return res.ok;
   } catch {
     return false;

@@ -4,6 +4,7 @@ import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { loadCatalog } from "../plugins/catalog/load-catalog.ts";
 import { createDaemonClient } from "../protocol/client.ts";
 import { PROBE_TIMEOUT_MS } from "../providers/probe.ts";
+import { spawnSync, which } from "../runtime/processes.ts";
 import { serviceBinary } from "../service/self.ts";
 import { VERSION } from "../version.ts";
 import type { DoctorDeps, RunResult } from "./check.ts";
@@ -22,7 +23,7 @@ export function defaultDoctorDeps(env: Env, opts: { full: boolean }): DoctorDeps
     probeTimeoutMs: PROBE_TIMEOUT_MS,
     platform: process.platform,
     run: runCommand,
-    which: (command) => Bun.which(command, env.PATH ? { PATH: env.PATH } : undefined),
+    which: (command) => which(command, env.PATH ? { PATH: env.PATH } : {}),
     statfs: (path) => statfsSync(path),
     daemonStatus: () => createDaemonClient(paths.socket).status(),
     daemonPlugins: () => createDaemonClient(paths.socket).plugins(),
@@ -33,8 +34,8 @@ export function defaultDoctorDeps(env: Env, opts: { full: boolean }): DoctorDeps
 
 function runCommand(argv: string[]): RunResult {
   try {
-    const proc = Bun.spawnSync(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 10_000 });
-    return { ok: proc.exitCode === 0, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+    const proc = spawnSync(argv, { stdout: "pipe", stderr: "pipe", timeout: 10_000 });
+    return { ok: proc.exitCode === 0, stdout: proc.stdout, stderr: proc.stderr };
   } catch {
     return { ok: false, stdout: "", stderr: "could not be run" };
   }

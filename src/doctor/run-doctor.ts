@@ -2,6 +2,7 @@ import { loadConfig } from "../config/load.ts";
 import { FermixError, isFermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { validateRouting } from "../providers/routing-config.ts";
+import { fileExists } from "../runtime/files.ts";
 import { catalogCheck } from "./catalog-check.ts";
 import type { DoctorCheck, DoctorContext, DoctorDeps, DoctorRow } from "./check.ts";
 import { configCheck } from "./config-check.ts";
@@ -49,7 +50,7 @@ export async function doctorContext(deps: DoctorDeps): Promise<DoctorContext> {
   const home = deps.env.HOME;
   const ctx: DoctorContext = {
     ...deps,
-    configExists: await Bun.file(deps.paths.config).exists(),
+    configExists: await fileExists(deps.paths.config),
     secrets: [],
     display: (path) => (home && home !== "/" && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path),
   };

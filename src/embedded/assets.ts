@@ -1,5 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { isCompiledBinary } from "../runtime/binary.ts";
+import { readText } from "../runtime/files.ts";
 
 /**
  * What build.ts embeds into the binary: each name is a top-level folder inside the binary, filled from
@@ -10,16 +12,16 @@ import { join, relative } from "node:path";
 export const EMBEDDED = { catalog: "dist/embed/catalog", skills: "skills" } as const;
 export type EmbeddedName = keyof typeof EMBEDDED;
 
-const SOURCE_ROOT = join(import.meta.dir, "..", "..");
+const SOURCE_ROOT = join(import.meta.dirname, "..", "..");
 
 /** The project checkout when running from source; undefined inside the compiled binary. */
 export function sourceRoot(): string | undefined {
-  return Bun.isStandaloneExecutable ? undefined : SOURCE_ROOT;
+  return isCompiledBinary() ? undefined : SOURCE_ROOT;
 }
 
 /** Where one embedded folder's files are read from: the binary's virtual file system, or the checkout. */
 export function embeddedDir(name: EmbeddedName): string {
-  return Bun.isStandaloneExecutable ? join(import.meta.dir, name) : join(SOURCE_ROOT, EMBEDDED[name]);
+  return isCompiledBinary() ? join(import.meta.dirname, name) : join(SOURCE_ROOT, EMBEDDED[name]);
 }
 
 /** Every embedded file (of the named folders only, when given) as `<name>/<path>` (`skills/self-knowledge/SKILL.md`), sorted. */
@@ -53,5 +55,5 @@ export function embeddedFile(path: string): string {
 }
 
 export function readEmbedded(path: string): Promise<string> {
-  return Bun.file(embeddedFile(path)).text();
+  return readText(embeddedFile(path));
 }

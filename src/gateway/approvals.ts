@@ -1,6 +1,7 @@
-import type { Database } from "bun:sqlite";
 import type { DirectoryApprovals } from "../capabilities/tool.ts";
 import type { ConversationKey } from "../memory/messages.ts";
+import { sha256Hex } from "../runtime/hash.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 
 export const APPROVAL_TTL_MS = 60_000;
 // No 0/O or 1/I/L: the owner may have to type it.
@@ -11,7 +12,7 @@ const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
  * (a new process for every ask) can confirm what the previous ask requested. Single use, bound to the
  * conversation that asked, expiring after 60 s.
  */
-export function createApprovals(db: () => Database, now: () => number = Date.now): DirectoryApprovals {
+export function createApprovals(db: () => SqlDatabase, now: () => number = Date.now): DirectoryApprovals {
   return {
     request({ path, reason, conversation }) {
       const token = randomToken();
@@ -59,5 +60,5 @@ function randomToken(): string {
 }
 
 function hash(token: string): string {
-  return new Bun.CryptoHasher("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 import type { ConversationKey } from "./messages.ts";
 
 /** Which conversations' history a search may read: a list, the ones the operator took part in, or all. */
@@ -51,7 +51,7 @@ export function conversationToken(key: ConversationKey): string {
 }
 
 /** FTS5 search over `messages_fts`, joined back to `messages` for where each hit was said. */
-export function createHistorySearch(db: Database) {
+export function createHistorySearch(db: SqlDatabase) {
   const floor = db.query(
     `SELECT rowid FROM messages_fts WHERE messages_fts MATCH $match ORDER BY rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`,
   );

@@ -1,14 +1,14 @@
-import type { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { openDatabase } from "./db.ts";
 
 /**
  * memory.db opened on first use, so a command that fails before it needs the database (no provider
  * configured, a usage error) writes nothing to FERMIX_HOME.
  */
-export function lazyDatabase(path: string): { get(): Database; opened(): boolean; close(): void } {
-  let db: Database | undefined;
+export function lazyDatabase(path: string): { get(): SqlDatabase; opened(): boolean; close(): void } {
+  let db: SqlDatabase | undefined;
   return {
     get() {
       if (!db) {

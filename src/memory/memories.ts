@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { ftsQuery } from "./fts-query.ts";
 import { createHistorySearch, type HistoryFilter, type HistoryHit } from "./history-search.ts";
 import type { ConversationKey } from "./messages.ts";
@@ -81,7 +81,7 @@ export function normalizeKey(key: string): string {
 }
 
 /** Durable facts in memory.db, plus recall over them and over conversation history. */
-export function createMemoryStore(db: Database, now: () => number = Date.now) {
+export function createMemoryStore(db: SqlDatabase, now: () => number = Date.now) {
   const selectLive = db.query(`SELECT ${COLUMNS} FROM memories m WHERE scope = $scope AND key = $key
     AND superseded_by IS NULL`);
   const insert = db.query(

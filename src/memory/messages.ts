@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { Message } from "../providers/types.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 
 export type ConversationKey = { channel: string; chat: string; thread?: string };
 
@@ -13,7 +13,7 @@ export type ConversationWindow = {
 type StoredRow = { id: number; turn_id: string; content: string };
 
 /** Conversation history in memory.db. A message with no content is never stored or replayed. */
-export function createMessageStore(db: Database, now: () => number = Date.now) {
+export function createMessageStore(db: SqlDatabase, now: () => number = Date.now) {
   const insert = db.query(
     `INSERT INTO messages (channel, chat, thread, turn_id, role, content, text, provider, model, created_at)
      VALUES ($channel, $chat, $thread, $turn_id, $role, $content, $text, $provider, $model, $created_at)`,
@@ -94,7 +94,7 @@ function plainText(m: Message): string {
  * The chats of one channel, most recently active first: `fermix ask -s <TAB>` offers the recent cli sessions.
  * Reads only (the completion opens memory.db read-only), and is one index walk.
  */
-export function recentChats(db: Database, channel: string, limit: number): string[] {
+export function recentChats(db: SqlDatabase, channel: string, limit: number): string[] {
   const rows = db
     .query(
       "SELECT chat, MAX(id) AS last FROM messages WHERE channel = $channel GROUP BY chat ORDER BY last DESC LIMIT $limit",

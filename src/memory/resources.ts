@@ -1,7 +1,7 @@
-import type { Database } from "bun:sqlite";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { defineError } from "../error.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 
 export const RevisionNotFound = defineError<{ id: number }>("revision_not_found");
 
@@ -22,7 +22,7 @@ type Row = { id: number; name: string; revision: number; content: string; reason
  * revision, and so is whatever the file held before if nothing here wrote it (the seeded template, an
  * edit by hand): nothing a write replaces is ever lost, and any revision can be brought back.
  */
-export function createResources(db: Database, now: () => number = Date.now) {
+export function createResources(db: SqlDatabase, now: () => number = Date.now) {
   const latest = db.query(
     "SELECT id, name, revision, content, reason, created_at FROM resource_revisions WHERE name = $name ORDER BY revision DESC LIMIT 1",
   );

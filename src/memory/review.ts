@@ -1,7 +1,7 @@
-import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import * as v from "valibot";
 import { defineError } from "../error.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { CATEGORIES, createMemoryStore, type Fact, MAX_KEY_CHARS, MAX_VALUE_CHARS } from "./memories.ts";
 import { PROFILES, type ProfileName, renderProfile } from "./profiles.ts";
 import { createResources, type Revision, type RevisionSummary } from "./resources.ts";
@@ -42,7 +42,7 @@ export const ReviewAnswer = v.object({
 export type ReviewAnswer = v.InferOutput<typeof ReviewAnswer>;
 
 export type ReviewDeps = {
-  db: Database;
+  db: SqlDatabase;
   now: () => number;
   /** One model call without tools; throws when the provider fails. */
   complete: (system: string, prompt: string) => Promise<string>;

@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Env } from "../config/env.ts";
+import { writeStderr as writeStderrAsync } from "../runtime/stdio.ts";
 import { redact } from "./redact.ts";
 import type { StderrLine, StderrStyle } from "./stderr-sink.ts";
 
@@ -29,7 +30,7 @@ export function createLog(opts: {
   file?: string;
   /**
    * Also to stderr (the daemon on a terminal or under journald). Its style comes from `env` and fd 2
-   * unless `style` gives it; `write` replaces Bun.stderr (tests).
+   * unless `style` gives it; `write` replaces the process's stderr (tests).
    */
   stderr?: boolean | { env?: Env; style?: StderrStyle; write?: (text: string) => void };
   level?: LogLevel;
@@ -111,7 +112,7 @@ function stderrSink(o: { env?: Env; style?: StderrStyle; write?: (text: string) 
 }
 
 /**
- * Synchronously, as node writes stderr to files, terminals and pipes on Linux: a `Bun.write` still in flight
+ * Synchronously, as node writes stderr to files, terminals and pipes on Linux: an asynchronous write still in flight
  * when the process exits is dropped, and the last line before an exit ("stopped", a fatal error) is the one
  * most wanted. A descriptor that would block (a full non-blocking pipe) gets the asynchronous write instead.
  */
@@ -121,7 +122,7 @@ function writeStderr(text: string): void {
   try {
     while (done < bytes.length) done += writeSync(2, bytes, done);
   } catch {
-    void Bun.write(Bun.stderr, bytes.subarray(done)).catch(() => {});
+    void writeStderrAsync(bytes.subarray(done)).catch(() => {});
   }
 }
 

@@ -39,7 +39,7 @@ export function stderrStyle(
   return "color";
 }
 
-/** Returns the sink log.ts hands each redacted line to; `write` is Bun.stderr outside tests. */
+/** Returns the sink log.ts hands each redacted line to; `write` is the process's stderr outside tests. */
 export function createStderrSink(style: StderrStyle, write: (text: string) => void): (line: StderrLine) => void {
   const consola = createConsola({
     reporters: [stderrReporter(style, write)],

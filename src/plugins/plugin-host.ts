@@ -4,6 +4,7 @@ import type { FermixPaths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { SecretStore } from "../config/secret-store.ts";
 import { defineError } from "../error.ts";
+import { which } from "../runtime/processes.ts";
 import type { Catalog } from "./catalog/load-catalog.ts";
 import { type DevLocalProblem, devLocalRoots, loadDevLocal, pluginsConfigured } from "./dev-local.ts";
 import { BUNDLED_PLUGINS, compareVersions, coreVersionOf, SUPPORTED_PLUGIN_APIS } from "./manifest/checks.ts";
@@ -256,7 +257,7 @@ function probeRuntimeSync(dir: string, manifest: Manifest): boolean {
   const runtime = (manifest as { runtime?: RuntimeSpec }).runtime;
   if (!runtime?.command) return true;
   if (runtime.vendored) return existsSync(join(dir, "bin", hostTarget(), runtime.command));
-  return Bun.which(runtime.command) !== null;
+  return which(runtime.command) !== null;
 }
 
 async function probeRuntime(dir: string, coreVersion: string) {

@@ -1,6 +1,7 @@
 import { createParser } from "eventsource-parser";
 import * as v from "valibot";
 import { FermixError, fromSerialized } from "../error.ts";
+import { unixFetch } from "../runtime/http.ts";
 import {
   AskDone,
   AskNotice,
@@ -25,15 +26,15 @@ export const NOT_RUNNING = "not_running";
  */
 export function createDaemonClient(socketPath: string) {
   const base = "http://fermix";
+  const socketFetch = unixFetch(socketPath);
 
   async function send(path: string, init: RequestInit = {}): Promise<Response> {
     let response: Response;
     try {
-      response = await fetch(`${base}${path}`, {
+      response = await socketFetch(`${base}${path}`, {
         ...init,
-        unix: socketPath,
         headers: { [PROTOCOL_HEADER]: String(PROTOCOL_VERSION), ...(init.headers as Record<string, string>) },
-      } as RequestInit);
+      });
     } catch (err) {
       if ((err as Error)?.name === "AbortError") throw err;
       throw new FermixError(NOT_RUNNING, "not running", { socket: socketPath });

@@ -1,3 +1,4 @@
+import { sleep as pause } from "../runtime/processes.ts";
 import type { Route } from "./routes.ts";
 import type { ModelRequest, ProviderFailure, StreamEvent, Usage, Wire, WireDeps, WireId } from "./types.ts";
 
@@ -46,7 +47,7 @@ export const RETRY_BASE_MS = 200;
  * context-length and request errors surface at once.
  */
 export async function* routeModelCall(routes: Route[], call: RouteCall, deps: RouterDeps): AsyncGenerator<RoutedEvent> {
-  const sleep = deps.sleep ?? ((ms: number) => Bun.sleep(ms));
+  const sleep = deps.sleep ?? pause;
   let lastFailure: ProviderFailure | undefined;
   for (let r = 0; r < routes.length; r++) {
     const route = routes[r]!;

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { sha256Hex } from "../runtime/hash.ts";
 import { homebrewFormula } from "./formula.ts";
 import { renderInstallScript } from "./install-script.ts";
 import { manifestUrlFor, RELEASE_PUBLIC_KEY_FILE } from "./location.ts";
@@ -85,7 +86,7 @@ export async function buildReleaseArtifacts(opts: ReleaseBuildOptions): Promise<
       await opts.compile({ target, outfile: file, version });
       const smoked = target.id === opts.hostTargetId;
       const bytes = readFileSync(file);
-      const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+      const sha256 = sha256Hex(bytes);
       const claim = { name, version, target: target.id, sha256 };
       writeFileSync(`${file}.sha256`, `${sha256}  ${name}\n`);
       writeFileSync(

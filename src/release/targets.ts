@@ -12,16 +12,16 @@ export type ReleaseTarget = {
   arch: "x86_64" | "arm64";
   libc?: "musl";
   /** `bun build --compile --target=` */
-  bun: string;
+  compileTarget: string;
 };
 
 export const RELEASE_TARGETS: readonly ReleaseTarget[] = [
-  { id: "linux-x86_64", os: "linux", arch: "x86_64", bun: "bun-linux-x64" },
-  { id: "linux-arm64", os: "linux", arch: "arm64", bun: "bun-linux-arm64" },
-  { id: "linux-x86_64-musl", os: "linux", arch: "x86_64", libc: "musl", bun: "bun-linux-x64-musl" },
-  { id: "linux-arm64-musl", os: "linux", arch: "arm64", libc: "musl", bun: "bun-linux-arm64-musl" },
-  { id: "darwin-x86_64", os: "darwin", arch: "x86_64", bun: "bun-darwin-x64" },
-  { id: "darwin-arm64", os: "darwin", arch: "arm64", bun: "bun-darwin-arm64" },
+  { id: "linux-x86_64", os: "linux", arch: "x86_64", compileTarget: "bun-linux-x64" },
+  { id: "linux-arm64", os: "linux", arch: "arm64", compileTarget: "bun-linux-arm64" },
+  { id: "linux-x86_64-musl", os: "linux", arch: "x86_64", libc: "musl", compileTarget: "bun-linux-x64-musl" },
+  { id: "linux-arm64-musl", os: "linux", arch: "arm64", libc: "musl", compileTarget: "bun-linux-arm64-musl" },
+  { id: "darwin-x86_64", os: "darwin", arch: "x86_64", compileTarget: "bun-darwin-x64" },
+  { id: "darwin-arm64", os: "darwin", arch: "arm64", compileTarget: "bun-darwin-arm64" },
 ];
 
 /** `fermix_linux_x86_64`, `fermix_linux_x86_64_musl`: the file name of a target's binary in a release. */

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Env, processEnv } from "../config/env.ts";
 import { fermixPaths } from "../config/paths.ts";
+import { which as findOnPath } from "../runtime/processes.ts";
 import { buildContext, type SandboxConfig, type SandboxContext } from "./_context.ts";
 import { isWithin } from "./_path.ts";
 import { bubblewrapArgv, planBubblewrap } from "./bubblewrap.ts";
@@ -36,7 +37,7 @@ export type SandboxDeps = {
  */
 export function createSandbox(deps: SandboxDeps): Sandbox {
   const platform = deps.platform ?? process.platform;
-  const which = deps.which ?? ((cmd: string) => Bun.which(cmd));
+  const which = deps.which ?? ((cmd: string) => findOnPath(cmd));
   const env = deps.env ?? processEnv();
   const ctx = buildContext({
     userHome: deps.userHome,

@@ -1,3 +1,4 @@
+import { type SpawnSyncResult, spawnSync } from "../runtime/processes.ts";
 import { systemPath } from "./child-env.ts";
 import type { Isolation } from "./types.ts";
 
@@ -49,10 +50,9 @@ function selfTestOnce(bwrap: string, platform: NodeJS.Platform): string | null {
 
 function selfTest(bwrap: string, platform: NodeJS.Platform): string | null {
   const argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--share-net"];
-  // Bun.spawnSync rather than node:child_process: that module's import alone costs ms of every CLI start.
-  let result: ReturnType<typeof Bun.spawnSync>;
+  let result: SpawnSyncResult;
   try {
-    result = Bun.spawnSync([bwrap, ...argv, "--die-with-parent", "--new-session", "true"], {
+    result = spawnSync([bwrap, ...argv, "--die-with-parent", "--new-session", "true"], {
       env: { PATH: systemPath(platform) },
       stdin: "ignore",
       stdout: "ignore",
@@ -63,5 +63,5 @@ function selfTest(bwrap: string, platform: NodeJS.Platform): string | null {
     return (err as Error).message;
   }
   if (result.exitCode === 0) return null;
-  return result.stderr?.toString().trim().split("\n")[0] || `exit status ${result.exitCode ?? "unknown"}`;
+  return result.stderr.trim().split("\n")[0] || `exit status ${result.exitCode ?? "unknown"}`;
 }

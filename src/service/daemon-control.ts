@@ -4,6 +4,7 @@ import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
 import { isProcessRunning } from "../fs/lock-files.ts";
 import { createDaemonClient } from "../protocol/client.ts";
+import { sleep, spawn } from "../runtime/processes.ts";
 import { createServiceManager, type ServiceManager } from "./manager.ts";
 import type { CommandRunner } from "./service-command.ts";
 import { daemonOutputPath, type ServiceScope, serviceKind, serviceTarget, unitServesHome } from "./target.ts";
@@ -96,7 +97,7 @@ export async function startDaemon(opts: StartOptions): Promise<StartResult> {
   const out = openSync(outputPath, "a", 0o600);
   try {
     const offset = fstatSync(out).size;
-    const proc = Bun.spawn([opts.binary, ...(opts.entry ? [opts.entry] : []), "run"], {
+    const proc = spawn([opts.binary, ...(opts.entry ? [opts.entry] : []), "run"], {
       env: defined(opts.env),
       cwd: paths.home,
       detached: true,
@@ -145,7 +146,7 @@ export async function stopDaemon(opts: {
   // The process ending is what counts: Bun unlinks the socket as soon as the HTTP server stops, while the daemon
   // still stops its plugin servers and closes memory.db.
   const gone = () => !isProcessRunning(before.pid);
-  while (!gone() && Date.now() < deadline) await Bun.sleep(20);
+  while (!gone() && Date.now() < deadline) await sleep(20);
   if (!gone()) throw StopTimeout(before.pid, timeoutMs);
   return { stopped: true, pid: before.pid };
 }
@@ -191,7 +192,7 @@ export async function waitForDaemon(opts: {
       if (exitCode !== undefined) return { ok: false, reason: `exited with code ${exitCode}` };
     }
     if (Date.now() >= deadline) return { ok: false, reason };
-    await Bun.sleep(POLL_MS);
+    await sleep(POLL_MS);
   }
 }
 

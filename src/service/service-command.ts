@@ -1,5 +1,6 @@
 import type { Env } from "../config/env.ts";
 import { FermixError } from "../error.ts";
+import { spawn, which } from "../runtime/processes.ts";
 import type { ServiceTarget } from "./target.ts";
 
 export type CommandResult = { code: number; stdout: string; stderr: string };
@@ -11,13 +12,13 @@ export function commandRunner(env: Env): CommandRunner {
   for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
   return async (argv) => {
     const [name, ...args] = argv;
-    const exe = Bun.which(name!, { PATH: clean.PATH ?? "" });
+    const exe = which(name!, { PATH: clean.PATH ?? "" });
     if (!exe)
       throw new FermixError(
         "service_manager_missing",
         `${name} was not found on PATH; fermix needs it to manage the service`,
       );
-    const proc = Bun.spawn([exe, ...args], { env: clean, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = spawn([exe, ...args], { env: clean, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const [code, stdout, stderr] = await Promise.all([
       proc.exited,
       new Response(proc.stdout).text(),

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { defineError } from "../error.ts";
+import { spawn, which } from "../runtime/processes.ts";
 
 /** Exit 2: the binary belongs to a package manager, which must do the upgrade. */
 export const PackageManaged = defineError<{ manager: string; command: string }>("package_managed");
@@ -45,8 +46,8 @@ function resolved(path: string): string {
 
 /** The package owning `path` per `dpkg -S`, or undefined (no dpkg, or not owned). */
 async function dpkgOwner(path: string): Promise<string | undefined> {
-  if (!Bun.which("dpkg")) return undefined;
-  const child = Bun.spawn(["dpkg", "-S", path], { stdout: "pipe", stderr: "ignore", stdin: "ignore" });
+  if (!which("dpkg")) return undefined;
+  const child = spawn(["dpkg", "-S", path], { stdout: "pipe", stderr: "ignore", stdin: "ignore" });
   const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   if (code !== 0) return undefined;
   // "fermix: /usr/bin/fermix" (or "fermix:amd64: …")

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import * as v from "valibot";
+import { globMatcher } from "../../runtime/glob.ts";
 import { defineTool } from "../tool.ts";
 import { defaultDirectory, denied } from "./_paths.ts";
 import { walkFiles } from "./_walk.ts";
@@ -29,10 +30,10 @@ export const contentSearch = defineTool({
     }
     const dir = await ctx.sandbox.checkPath(args.path ?? (await defaultDirectory(ctx)), "read", ctx.caller);
     if (!dir.ok) return denied(dir, ctx);
-    const only = args.glob ? new Bun.Glob(args.glob) : undefined;
+    const only = args.glob ? globMatcher(args.glob) : undefined;
     const matches: string[] = [];
     for await (const rel of walkFiles(dir.path, { limit: MAX_FILES, signal: ctx.signal })) {
-      if (only && !only.match(rel)) continue;
+      if (only && !only(rel)) continue;
       const read = await ctx.sandbox.readFile(join(dir.path, rel), ctx.caller, MAX_FILE_BYTES);
       if (!read.ok || read.truncated || read.bytes.includes(0)) continue;
       const lines = new TextDecoder().decode(read.bytes).split("\n");

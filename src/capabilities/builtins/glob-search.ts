@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import * as v from "valibot";
+import { globFiles } from "../../runtime/glob.ts";
 import { defineTool } from "../tool.ts";
 import { defaultDirectory, denied } from "./_paths.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";
@@ -19,15 +20,12 @@ export const globSearch = defineTool({
   async execute(args, ctx) {
     const dir = await ctx.sandbox.checkPath(args.path ?? (await defaultDirectory(ctx)), "read", ctx.caller);
     if (!dir.ok) return denied(dir, ctx);
-    const glob = new Bun.Glob(args.pattern);
     const namesSkipped = (p: string) =>
       p.split("/").some((seg) => SKIPPED_DIRS.has(seg) && !args.pattern.includes(seg));
     const found: string[] = [];
     let more = false;
-    for await (const rel of glob.scan({
+    for await (const rel of globFiles(args.pattern, {
       cwd: dir.path,
-      onlyFiles: true,
-      followSymlinks: false,
       dot: args.pattern.includes("/.") || args.pattern.startsWith("."),
     })) {
       if (ctx.signal.aborted) break;

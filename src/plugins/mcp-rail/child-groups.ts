@@ -3,6 +3,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { writePrivateFileAtomically } from "../../fs/write-private-file.ts";
 import type { Log } from "../../observability/log.ts";
+import { spawnSync } from "../../runtime/processes.ts";
 
 /** Between checks while waiting for signalled processes to go. */
 const POLL_MS = 20;
@@ -45,11 +46,11 @@ function bootId(): string | null {
   return cachedBootId;
 }
 
-/** `ps` on macOS. Bun's own spawnSync: node:child_process costs a one-shot ask milliseconds just to import. */
+/** `ps` on macOS, through the runtime's spawnSync: node:child_process costs a one-shot ask milliseconds on Bun just to import. */
 function runPs(args: string[]): { ok: boolean; stdout: string } {
   try {
-    const proc = Bun.spawnSync(["ps", ...args], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-    return { ok: proc.exitCode === 0, stdout: proc.stdout.toString() };
+    const proc = spawnSync(["ps", ...args], { stdout: "pipe" });
+    return { ok: proc.exitCode === 0, stdout: proc.stdout };
   } catch {
     return { ok: false, stdout: "" };
   }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { defineError } from "../../error.ts";
+import { which } from "../../runtime/processes.ts";
 import { systemPath } from "../../sandbox/child-env.ts";
 import { CONFIG_KEY, type Manifest } from "../manifest/schema.ts";
 import type { ProcessSpec } from "./process-transport.ts";
@@ -65,9 +66,9 @@ export function processSpec(plugin: McpPlugin): ProcessSpec {
   if (runtime.vendored) {
     const target = vendorTarget();
     const file = target ? join(plugin.dir, "bin", target, runtime.command) : undefined;
-    command = file && Bun.which(file) ? file : null;
+    command = file && which(file) ? file : null;
   } else {
-    command = Bun.which(runtime.command, { PATH: env.PATH ?? "" });
+    command = which(runtime.command, { PATH: env.PATH ?? "" });
   }
   if (!command) {
     const where = runtime.vendored ? `bin/${vendorTarget() ?? "<unsupported host>"}/` : "PATH";

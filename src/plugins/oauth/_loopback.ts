@@ -1,4 +1,5 @@
 import { defineError } from "../../error.ts";
+import { type HttpServer, serveHttp } from "../../runtime/http.ts";
 
 /**
  * The redirect target of a login (RFC 8252 §7.3): a one-shot HTTP server on 127.0.0.1 — never a wildcard
@@ -59,9 +60,9 @@ export function startRedirectServer(opts: { provider: string; state: string; por
     return page(200, "fermix is connected. You can close this tab.");
   };
 
-  let server: ReturnType<typeof Bun.serve>;
+  let server: HttpServer;
   try {
-    server = Bun.serve({ hostname: "127.0.0.1", port: opts.port ?? 0, fetch: handle });
+    server = serveHttp({ hostname: "127.0.0.1", port: opts.port ?? 0 }, handle);
   } catch (err) {
     const port = opts.port ?? 0;
     if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {

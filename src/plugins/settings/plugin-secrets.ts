@@ -5,6 +5,7 @@ import { pluginSecretSlot } from "../../config/secret-slots.ts";
 import type { SecretStore } from "../../config/secret-store.ts";
 import { isEnvReference } from "../../config/secrets.ts";
 import { removeStatement, tomlString } from "../../config/toml-text.ts";
+import { readText } from "../../runtime/files.ts";
 import { checkPluginName, edit, openTable, type PluginEdit } from "./plugin-config.ts";
 
 /**
@@ -30,9 +31,7 @@ export async function setPluginSecret(
   checkPluginName(name);
   // Check the file can take the reference before the secret goes anywhere, so a config.toml the user has to
   // fix first does not leave an orphaned keyring entry behind.
-  const before = await Bun.file(configFile)
-    .text()
-    .catch(() => "");
+  const before = await readText(configFile).catch(() => "");
   parseConfig(before, configFile);
   openTable(before, SECRETS, configFile);
   const { where } = await store.store(pluginSecretSlot(name), value);

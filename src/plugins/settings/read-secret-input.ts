@@ -1,5 +1,7 @@
 import { UsageError } from "../../cli/exit.ts";
 import { FermixError } from "../../error.ts";
+import { descriptorKind } from "../../runtime/files.ts";
+import { stdinStream, writeStderr } from "../../runtime/stdio.ts";
 
 /**
  * The secret for `fermix plugins auth set NAME`: piped in (`echo "$TOKEN" | fermix plugins auth set slack`)
@@ -77,7 +79,7 @@ const terminalIo: SecretInputIo = {
     const { isatty } = await import("node:tty");
     if (isatty(0)) return "tty";
     try {
-      return (await Bun.file(0).stat()).isFile() ? "file" : "pipe";
+      return (await descriptorKind(0)) === "file" ? "file" : "pipe";
     } catch {
       return "closed";
     }
@@ -85,7 +87,7 @@ const terminalIo: SecretInputIo = {
   async readStdin(maxBytes) {
     const chunks: Uint8Array[] = [];
     let size = 0;
-    for await (const chunk of Bun.stdin.stream()) {
+    for await (const chunk of stdinStream()) {
       size += chunk.byteLength;
       if (size > maxBytes) throw UsageError(`stdin holds more than ${maxBytes / 1024} KiB; that is not a secret`);
       chunks.push(chunk);
@@ -100,7 +102,7 @@ const terminalIo: SecretInputIo = {
         stdin.off("data", onData);
         stdin.setRawMode(false);
         stdin.pause();
-        void Bun.write(Bun.stderr, "\n");
+        void writeStderr("\n");
         if (outcome === "done") resolve(line.value());
         else reject(new FermixError("cancelled", "cancelled; nothing was stored"));
       };
@@ -108,7 +110,7 @@ const terminalIo: SecretInputIo = {
         const outcome = line.feed(data.toString("utf8"));
         if (outcome !== "more") finish(outcome);
       };
-      void Bun.write(Bun.stderr, prompt);
+      void writeStderr(prompt);
       stdin.setRawMode(true);
       stdin.on("data", onData);
       stdin.resume();

@@ -1,0 +1,147 @@
+import type { ChildProcess, SpawnOptions as NodeSpawnOptions } from "node:child_process";
+import { bun, nodeModule, onBun } from "./host.ts";
+
+type ChildProcessModule = typeof import("node:child_process");
+const childProcess = () => nodeModule<ChildProcessModule>("node:child_process");
+
+/** Where a child's stream goes: nowhere, a pipe we read or write, ours, or an open file descriptor. */
+export type Stdio = "ignore" | "pipe" | "inherit" | number;
+
+export type SpawnOptions = {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  stdin?: Stdio;
+  stdout?: Stdio;
+  stderr?: Stdio;
+  /** A new session and process group, so one signal reaches everything the child starts. */
+  detached?: boolean;
+  /** Killed (SIGTERM) after this long. */
+  timeout?: number;
+};
+
+export type Child = {
+  pid: number;
+  /** The exit code; 128 + the signal's number when a signal ended it. */
+  exited: Promise<number>;
+  stdout: ReadableStream<Uint8Array> | null;
+  stderr: ReadableStream<Uint8Array> | null;
+  kill(signal?: NodeJS.Signals): void;
+  /** Lets this process exit while the child still runs. */
+  unref(): void;
+};
+
+/**
+ * Starts a process. Bun's own spawn on Bun (node:child_process costs a one-shot ask milliseconds just to
+ * import); node:child_process on Deno, which has process groups there as Deno's own API does not.
+ */
+export function spawn(argv: string[], opts: SpawnOptions = {}): Child {
+  if (onBun) {
+    const proc = bun().spawn(argv, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdin: opts.stdin ?? "ignore",
+      stdout: opts.stdout ?? "ignore",
+      stderr: opts.stderr ?? "ignore",
+      detached: opts.detached,
+      timeout: opts.timeout,
+    } as Parameters<typeof Bun.spawn>[1]);
+    return {
+      pid: proc.pid,
+      exited: proc.exited,
+      stdout: proc.stdout instanceof ReadableStream ? proc.stdout : null,
+      stderr: proc.stderr instanceof ReadableStream ? proc.stderr : null,
+      kill: (signal) => proc.kill(signal),
+      unref: () => proc.unref(),
+    };
+  }
+  const child = childProcess().spawn(argv[0]!, argv.slice(1), nodeOptions(opts));
+  const { Readable } = nodeModule<typeof import("node:stream")>("node:stream");
+  const web = (stream: NodeJS.ReadableStream | null) =>
+    stream ? (Readable.toWeb(stream as import("node:stream").Readable) as ReadableStream<Uint8Array>) : null;
+  return {
+    pid: child.pid ?? -1,
+    exited: exitOf(child),
+    stdout: web(child.stdout),
+    stderr: web(child.stderr),
+    kill: (signal) => void child.kill(signal),
+    unref: () => child.unref(),
+  };
+}
+
+export type SpawnSyncResult = { exitCode: number | null; stdout: string; stderr: string };
+
+/**
+ * Runs a short command to its end. Throws when it cannot start (not installed); `stdin` text is written
+ * to it. Output is decoded as UTF-8; only "pipe" streams are captured.
+ */
+export function spawnSync(
+  argv: string[],
+  opts: Omit<SpawnOptions, "detached" | "stdin"> & { stdin?: "ignore" | string } = {},
+): SpawnSyncResult {
+  const input = opts.stdin !== undefined && opts.stdin !== "ignore" ? opts.stdin : undefined;
+  if (onBun) {
+    const proc = bun().spawnSync(argv, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdin: input === undefined ? "ignore" : new TextEncoder().encode(input),
+      stdout: opts.stdout ?? "ignore",
+      stderr: opts.stderr ?? "ignore",
+      timeout: opts.timeout,
+    } as Parameters<typeof Bun.spawnSync>[1]);
+    return { exitCode: proc.exitCode, stdout: proc.stdout?.toString() ?? "", stderr: proc.stderr?.toString() ?? "" };
+  }
+  const result = childProcess().spawnSync(argv[0]!, argv.slice(1), {
+    ...nodeOptions({ ...opts, stdin: input === undefined ? "ignore" : "pipe" }),
+    input,
+    encoding: "utf8",
+  });
+  if (result.error) throw result.error;
+  return { exitCode: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
+}
+
+/** The full path of a command on PATH (the given PATH, else ours), or null. */
+export function which(command: string, opts: { PATH?: string } = {}): string | null {
+  if (onBun) return bun().which(command, opts.PATH !== undefined ? { PATH: opts.PATH } : undefined);
+  const { accessSync, statSync, constants } = nodeModule<typeof import("node:fs")>("node:fs");
+  const { delimiter, join } = nodeModule<typeof import("node:path")>("node:path");
+  const executable = (path: string) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (command.includes("/")) return executable(command) ? command : null;
+  for (const dir of (opts.PATH ?? process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, command);
+    if (executable(candidate)) return candidate;
+  }
+  return null;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return onBun ? bun().sleep(ms) : new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function nodeOptions(opts: SpawnOptions): NodeSpawnOptions {
+  const env: Record<string, string> | undefined = opts.env
+    ? Object.fromEntries(Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined))
+    : undefined;
+  return {
+    cwd: opts.cwd,
+    env,
+    stdio: [opts.stdin ?? "ignore", opts.stdout ?? "ignore", opts.stderr ?? "ignore"],
+    detached: opts.detached,
+    timeout: opts.timeout,
+  };
+}
+
+function exitOf(child: ChildProcess): Promise<number> {
+  const { constants } = nodeModule<typeof import("node:os")>("node:os");
+  return new Promise((resolve) => {
+    child.once("error", () => resolve(child.exitCode ?? 127));
+    child.once("exit", (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+  });
+}
