@@ -1,12 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { type CliResult, runCommand, runFermix, startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 import { echoToolOutputs, toolOutputs } from "../fixture/tool-outputs.ts";
+import { isGone, writeEverythingPlugin } from "../plugins/mcp-rail/_fixture.ts";
 
 /*
  * The source tree under Deno 2 (the npm package `deno`, a devDependency), against the same fakes as the
@@ -139,4 +140,55 @@ describe("fermix from source under Deno", () => {
     expect(stopped).toEqual({ code: 0, stdout: `fermix: stopped (pid ${daemon.pid})\n`, stderr: "" });
     expect(await daemon.stop()).toBe(0);
   });
+
+  test("an MCP plugin server under a Deno daemon answers a tool call; a SIGKILLed Deno daemon's server is reaped by the next daemon", async () => {
+    const { h, fake, env } = await setup();
+    const root = join(h.userHome, "plugins");
+    await writeEverythingPlugin(root);
+    h.writeConfig(`[fermix_core.plugins]\nenabled = ["everything"]\ndev_local = "${root}"\n`);
+    // The plugin server is started with node, found on the daemon's PATH.
+    const daemonEnv = { ...env, ...denoEnv, PATH: `${dirname(process.execPath)}:${nodeDir()}:/usr/bin:/bin` };
+    const daemon = await startFermixDaemon(daemonEnv, DENO_FERMIX);
+    defer(() => daemon.stop());
+    const cli = { FERMIX_HOME: env.FERMIX_HOME, HOME: env.HOME };
+    await until(async () => {
+      const listed = JSON.parse((await runFermix(["plugins", "list", "--json"], { env: cli })).stdout);
+      return listed.result.plugins.find((p: { name: string }) => p.name === "everything")?.status === "ready";
+    });
+
+    fake.enqueue({ kind: "tool_calls", calls: [{ name: "everything_get_sum", arguments: { a: 2, b: 3 } }] });
+    echoToolOutputs(fake);
+    const asked = await runFermix(["ask", "--daemon", "add 2 and 3"], { env: cli });
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toContain("The sum of 2 and 3 is 5.");
+
+    // The server runs in its own process group, recorded for the next daemon to reap.
+    const record = JSON.parse(readFileSync(join(h.home, "run", "children", `${daemon.pid}.json`), "utf8"));
+    const [group] = record.groups as Array<{ pgid: number }>;
+    expect(group).toBeDefined();
+    process.kill(daemon.pid, "SIGKILL");
+    await daemon.stop();
+    expect(isGone(group!.pgid)).toBe(false);
+
+    const next = await startFermixDaemon(env);
+    defer(() => next.stop());
+    await until(async () => isGone(group!.pgid));
+    expect(await next.stop()).toBe(0);
+  }, 60_000);
 });
+
+/** Polls a state the way an owner would (through the CLI or /proc); the deadline is a safety net. */
+async function until(check: () => Promise<boolean>, deadlineMs = 30_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`not reached within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The folder of the node that runs the tests' MCP servers. */
+function nodeDir(): string {
+  const found = Bun.which("node");
+  if (!found) throw new Error("node is not on PATH");
+  return dirname(found);
+}
