@@ -7,7 +7,11 @@ export function globMatcher(pattern: string): (path: string) => boolean {
     return (path) => glob.match(path);
   }
   const { matchesGlob } = nodeModule<typeof import("node:path")>("node:path");
-  return (path) => matchesGlob(path, pattern);
+  // Bun's match treats a leading dot like any other character ("**/*.md" takes ".github/x.md"); Node's
+  // skips dot entries, with no option to say otherwise. A second try with each leading dot masked by a
+  // character no path holds matches what Bun does; the first keeps patterns that name the dot.
+  const undotted = (path: string) => path.replace(/(^|\/)\./g, "$1\u0000");
+  return (path) => matchesGlob(path, pattern) || matchesGlob(undotted(path), pattern);
 }
 
 /**

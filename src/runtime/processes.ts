@@ -55,6 +55,12 @@ export function spawn(argv: string[], opts: SpawnOptions = {}): Child {
     };
   }
   const child = childProcess().spawn(argv[0]!, argv.slice(1), nodeOptions(opts));
+  // A child that could not start has no pid; Node reports why only on the next tick, Bun.spawn throws at
+  // once, and callers try/catch around spawn() rather than wait for `exited`.
+  if (child.pid === undefined) {
+    child.once("error", () => {});
+    throw startFailure(argv, opts);
+  }
   const { Readable } = nodeModule<typeof import("node:stream")>("node:stream");
   const web = (stream: NodeJS.ReadableStream | null) =>
     stream ? (Readable.toWeb(stream as import("node:stream").Readable) as ReadableStream<Uint8Array>) : null;
@@ -95,7 +101,10 @@ export function spawnSync(
     input,
     encoding: "utf8",
   });
-  if (result.error) throw result.error;
+  // Node reports a timeout as an error beside the output; Bun returns exitCode null with the output.
+  if (result.error && (result.error as NodeJS.ErrnoException).code !== "ETIMEDOUT") throw result.error;
+  // Deno returns an empty result, and no error, for a command it found but could not start (not executable).
+  if (result.status === undefined) throw startFailure(argv, opts);
   return { exitCode: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
 }
 
@@ -103,7 +112,7 @@ export function spawnSync(
 export function which(command: string, opts: { PATH?: string } = {}): string | null {
   if (onBun) return bun().which(command, opts.PATH !== undefined ? { PATH: opts.PATH } : undefined);
   const { accessSync, statSync, constants } = nodeModule<typeof import("node:fs")>("node:fs");
-  const { delimiter, join } = nodeModule<typeof import("node:path")>("node:path");
+  const { delimiter, join, resolve } = nodeModule<typeof import("node:path")>("node:path");
   const executable = (path: string) => {
     try {
       accessSync(path, constants.X_OK);
@@ -112,7 +121,8 @@ export function which(command: string, opts: { PATH?: string } = {}): string | n
       return false;
     }
   };
-  if (command.includes("/")) return executable(command) ? command : null;
+  // Bun.which answers a relative path as an absolute one, so a later spawn from another cwd still finds it.
+  if (command.includes("/")) return executable(command) ? resolve(command) : null;
   for (const dir of (opts.PATH ?? process.env.PATH ?? "").split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, command);
@@ -136,6 +146,30 @@ function nodeOptions(opts: SpawnOptions): NodeSpawnOptions {
     detached: opts.detached,
     timeout: opts.timeout,
   };
+}
+
+/**
+ * The error Bun would have thrown for a child that did not start, as near as can be told from outside: Deno
+ * gives the real one only later (spawn's "error" event) or not at all (spawnSync's empty result). A missing
+ * cwd or command is ENOENT; a command that exists, EACCES.
+ */
+function startFailure(argv: string[], opts: Pick<SpawnOptions, "cwd" | "env">): Error {
+  const { existsSync } = nodeModule<typeof import("node:fs")>("node:fs");
+  const { resolve } = nodeModule<typeof import("node:path")>("node:path");
+  const command = argv[0]!;
+  const found = command.includes("/")
+    ? existsSync(resolve(opts.cwd ?? ".", command))
+    : which(command, { PATH: opts.env?.PATH }) !== null;
+  const missing = !found || (opts.cwd !== undefined && !existsSync(opts.cwd));
+  const [code, errno, reason] = missing
+    ? ["ENOENT", -2, "no such file or directory"]
+    : ["EACCES", -13, "permission denied"];
+  return Object.assign(new Error(`${code}: ${reason}, posix_spawn '${command}'`), {
+    code,
+    errno,
+    syscall: "posix_spawn",
+    path: command,
+  });
 }
 
 function exitOf(child: ChildProcess): Promise<number> {
