@@ -17,6 +17,7 @@ import { resolveSecret } from "./config/secrets.ts";
 import { createApprovals } from "./gateway/approvals.ts";
 import { createLanes, type Lanes } from "./gateway/lanes.ts";
 import { handleSlash } from "./gateway/slash.ts";
+import type { JobService } from "./jobs/job-service.ts";
 import { lazy } from "./lazy.ts";
 import { lazyDatabase } from "./memory/lazy-database.ts";
 import { createMemoryStore } from "./memory/memories.ts";
@@ -31,8 +32,9 @@ import type { PluginRuntime } from "./plugins/plugin-runtime.ts";
 import { pluginsSection, unavailablePluginTool } from "./plugins/prompt-section.ts";
 import type { PluginsReport } from "./protocol/schemas.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
-import { subagentRoutes, validateRouting } from "./providers/routing-config.ts";
+import { cronRoutes, subagentRoutes, validateRouting } from "./providers/routing-config.ts";
 import { WIRES } from "./providers/wires/registry.ts";
+import type { SqlDatabase } from "./runtime/sqlite.ts";
 import { createLiveSandbox } from "./sandbox/live-sandbox.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { createSkillCatalog, type SkillCatalog } from "./skills/catalog.ts";
@@ -72,6 +74,8 @@ export type App = {
    */
   ask(input: TurnInput & { caller: Caller }): Promise<TurnResult>;
   idle(): Promise<void>;
+  /** Scheduled jobs: the store, the runner and, in the daemon, the clock (loaded on first use). */
+  jobs(): Promise<JobService>;
   /** Prepares FERMIX_HOME for a daemon: prompt files seeded, the agent's name reconciled. */
   prepareHome(): void;
   /** Plugins as this process runs them: their live states, a reload, and the servers' start at boot. */
@@ -183,8 +187,38 @@ export async function createApp(deps: AppDeps): Promise<App> {
   let pluginSkills: readonly PluginSkills[] = [];
   let pluginSkillsKey: string | undefined;
   const skills = createSkillCatalog({ homeSkillsDir: paths.skills, pluginSkills: () => pluginFolders(pluginSkills) });
+  // Jobs load on first use: a daemon starts their clock at boot; an ask loads them only when a job tool runs.
+  let jobService: Promise<JobService> | undefined;
+  const jobs = () =>
+    (jobService ??= import("./jobs/job-service.ts").then(({ createJobService }) =>
+      createJobService({
+        db: database.get(),
+        role,
+        config: liveConfig,
+        now,
+        log: log.withTag("jobs"),
+        turn: (input) => runJobTurn(input),
+        routes: (pin) =>
+          remember(
+            pin
+              ? resolveRoutes(liveConfig(), deps.env, secrets, pin).slice(0, 1)
+              : cronRoutes(liveConfig(), deps.env, secrets),
+          ),
+        skill: async (name) => {
+          const found = (await skills.load()).skills.find((s) => s.name === name);
+          return found && { instructions: found.body, allowedTools: found.allowedTools };
+        },
+        notifyDaemon: () => void notifyDaemonOfJobs(paths.socket),
+        networkReady: async (jobRoutes) => {
+          if (liveConfig().fermix_core?.jobs?.network_readiness_enabled === false || !jobRoutes[0]) return;
+          const { waitForNetwork } = await import("./jobs/network-readiness.ts");
+          await waitForNetwork(jobRoutes[0].target.baseUrl, { log: (m) => log.withTag("jobs").warn(m) });
+        },
+      }),
+    ));
   const toolEnvironment = (): ToolEnvironment => ({
     sandbox: sandbox(),
+    jobs,
     skills,
     memory,
     net,
@@ -213,26 +247,29 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const runOne = async (
     input: TurnInput & { caller: Caller },
   ): Promise<{ result: TurnResult; followUp?: () => Promise<void> }> => {
-    const reply = await handleSlash(input.text, {
-      caller: input.caller,
-      conversation: input.key,
-      approvals,
-      grant: async (path) => {
-        await grantPath(paths.config, path, (p) => sandbox().isGrantable(p));
-        sandbox();
-      },
-      compact: async () => {
-        const done = await compact(input, 0, true);
-        return done.compacted
-          ? `Compacted: ${done.foldedMessages} earlier messages are now a summary.`
-          : `Nothing compacted: ${done.reason}.`;
-      },
-    });
+    // A job's task is never a slash command, and its answers wait for no one.
+    const reply = input.job
+      ? undefined
+      : await handleSlash(input.text, {
+          caller: input.caller,
+          conversation: input.key,
+          approvals,
+          grant: async (path) => {
+            await grantPath(paths.config, path, (p) => sandbox().isGrantable(p));
+            sandbox();
+          },
+          compact: async () => {
+            const done = await compact(input, 0, true);
+            return done.compacted
+              ? `Compacted: ${done.foldedMessages} earlier messages are now a summary.`
+              : `Nothing compacted: ${done.reason}.`;
+          },
+        });
     if (reply !== undefined)
       return { result: { response: reply, provider: "fermix", model: "slash-command", turnId: "" } };
     // Resolved once per turn (a "@keyring" key may mean a keyring lookup); no provider → fail here,
     // before anything is written to FERMIX_HOME.
-    const turnRoutes = routes(input.choice);
+    const turnRoutes = input.job?.routes ?? routes(input.choice);
     prepareHome();
     // Enabled plugins and their readiness, as config.toml says now (enable/disable apply on the next turn). Once
     // the runtime exists it is always asked, so disabling the last plugin stops its server.
@@ -260,6 +297,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       for (const problem of pluginView?.problems ?? []) input.onNotice?.(`fermix: ${problem.message}`);
     // The "owner" recall scope covers the conversations the owner spoke in.
     memory.noteConversation(input.key, input.caller.trust);
+    if (!input.job) await showJobResults(input);
     const result = await runTurn(input, {
       store,
       routes: () => turnRoutes,
@@ -272,7 +310,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       timezone: config.fermix_core?.personalization?.timezone ?? "America/New_York",
       promptFiles: () => readPromptFiles(paths),
       skillsIndex: (surface) =>
-        [skillsIndex(known, surface), pluginsSection(pluginStates())].filter(Boolean).join("\n\n"),
+        // The owner's plugins are no business of a guest, who can call none of them.
+        [skillsIndex(known, surface), input.caller.trust === "operator" ? pluginsSection(pluginStates()) : undefined]
+          .filter(Boolean)
+          .join("\n\n"),
       // A turn reads only the plugins on this machine; a catalog plugin that is disabled is looked up when named.
       unknownToolHint: async (name) =>
         unavailablePluginTool(name, pluginStates()) ??
@@ -285,6 +326,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
           `${e.name} ${e.ok ? "ok" : "error"} in ${e.durationMs} ms (${e.conversation.channel}:${e.conversation.chat})`,
         ),
     });
+    if (input.job) return { result };
     return {
       result,
       followUp: async () => {
@@ -306,6 +348,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
       },
     };
   };
+
+  /** Answers of jobs this conversation created (origin delivery), shown before its next turn. */
+  const showJobResults = async (input: TurnInput) => {
+    if (!input.onNotice || !hasPendingDeliveries(database.get())) return;
+    const [{ store }, { deliveryMessage }] = await Promise.all([jobs(), import("./jobs/job-runner.ts")]);
+    for (const { job, run } of store.pendingDeliveries(input.key)) {
+      input.onNotice(`fermix: job "${job.name}" (${run.id}, ${run.status}):\n${deliveryMessage(job, run)}`);
+      store.delivered(run.id, "sent");
+    }
+  };
+  const runJobTurn = (input: TurnInput & { caller: Caller }) =>
+    new Promise<TurnResult>((resolve, reject) => {
+      void lanes.run(laneOf(input), () => runOne(input).then((o) => resolve(o.result), reject));
+    });
 
   return {
     paths,
@@ -334,6 +390,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         });
       }),
     idle: () => lanes.idle(),
+    jobs,
     prepareHome,
     plugins: {
       // An idle daemon with no plugin enabled loads nothing for plugins, not even to say so.
@@ -354,10 +411,26 @@ export async function createApp(deps: AppDeps): Promise<App> {
       },
     },
     close: async () => {
+      if (jobService) await (await jobService).stop();
       database.close();
       if (pluginRuntime) await (await pluginRuntime).stopAll();
     },
   };
+}
+
+/** One indexed look before loading the jobs module: most turns have no job answer waiting. */
+function hasPendingDeliveries(db: SqlDatabase): boolean {
+  return db.query("SELECT 1 AS x FROM job_runs WHERE delivery_status = 'pending' LIMIT 1").get() !== null;
+}
+
+/** A one-shot CLI created or changed a job: a running daemon re-reads its clock (best effort, bounded). */
+async function notifyDaemonOfJobs(socket: string): Promise<void> {
+  try {
+    const { createDaemonClient } = await import("./protocol/client.ts");
+    await createDaemonClient(socket).jobsChanged();
+  } catch {
+    // No daemon, or an old one: its minute-by-minute reconciliation finds the job anyway.
+  }
 }
 
 function laneOf(input: TurnInput): string {

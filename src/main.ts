@@ -37,6 +37,7 @@ export const fermix = defineCommand({
     skills: lazy(() => import("./cli/skills.ts")),
     memory: lazy(() => import("./cli/memory.ts")),
     plugins: lazy(() => import("./cli/plugins.ts")),
+    jobs: lazy(() => import("./cli/jobs.ts")),
     sandbox: lazy(() => import("./cli/sandbox.ts")),
     grant: lazy(() => import("./cli/grant.ts")),
     revoke: lazy(() => import("./cli/revoke.ts")),

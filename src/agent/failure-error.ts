@@ -15,7 +15,12 @@ export const TurnTimedOut = defineError("timeout");
 export function failureToError(failure: ProviderFailure, now: number, opts: { afterOutput: boolean }): FermixError {
   const d = findProvider(failure.provider);
   const label = d?.label ?? failure.provider;
-  const data = { provider: failure.provider, status: failure.status, class: failure.class };
+  const data = {
+    provider: failure.provider,
+    status: failure.status,
+    class: failure.class,
+    vendor_code: failure.vendorCode,
+  };
   switch (failure.class) {
     case "auth":
       return ProviderAuth(

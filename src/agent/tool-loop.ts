@@ -11,6 +11,7 @@ import type {
   ToolCallPart,
   ToolResultMessage,
   ToolSpec,
+  Usage,
 } from "../providers/types.ts";
 import { digestOldToolResults } from "./compaction.ts";
 import { createLoopDetector, LOOP_ABORT_AT, LOOP_WARN_AT } from "./loop-detector.ts";
@@ -37,7 +38,11 @@ export type LoopInput = {
   /** Past this many estimated tokens, older tool results are sent as digests (the full ones are still committed). */
   digestAboveTokens?: number;
   onText?: (delta: string) => void;
+  /** Before a tool runs (a job's inactivity watchdog pauses while one does). */
+  onToolStart?: (name: string) => void;
   onToolExecution?: (execution: ToolExecution) => void;
+  /** After each model call that reported its token usage. */
+  onUsage?: (usage: Usage) => void;
 };
 
 export type LoopResult =
@@ -88,6 +93,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
       } else if (event.type === "tool_call") calls.push(event.call);
       else if (event.type === "reasoning") reply.content.push(event.part);
       else if (event.type === "error") failure = event.error;
+      else if (event.type === "done" && event.usage) input.onUsage?.(event.usage);
     }
     if (failure) return { ok: false, failure, afterOutput: shownText || added.length > 0, provider };
     // Pin the winning route for the rest of the turn.
@@ -136,6 +142,7 @@ async function runCalls(calls: ToolCallPart[], input: LoopInput): Promise<ToolOu
   const outcomes: ToolOutcome[] = new Array(calls.length);
   let batch: Array<Promise<void>> = [];
   const record = (i: number) => async () => {
+    input.onToolStart?.(calls[i]!.name);
     const outcome = await input.registry.dispatch(calls[i]!, input.toolContext);
     input.onToolExecution?.({ name: outcome.name, durationMs: outcome.durationMs, ok: !outcome.isError });
     traceToolExec(input.toolContext.trace, calls[i]!, outcome);

@@ -5,6 +5,7 @@ import type { AnyTool, Caller, Delegation, DirectoryApprovals, ToolContext } fro
 import type { Config, SecretRef } from "../config/schema.ts";
 import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
+import type { JobService } from "../jobs/job-service.ts";
 import type { MemoryStore } from "../memory/memories.ts";
 import type { ConversationKey, MessageStore } from "../memory/messages.ts";
 import type { GuardedFetch } from "../net/types.ts";
@@ -12,7 +13,7 @@ import type { Log } from "../observability/log.ts";
 import { newSessionId, type Traces } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
-import type { ToolSpec, UserMessage } from "../providers/types.ts";
+import type { ToolSpec, Usage, UserMessage } from "../providers/types.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
 import { DEFAULT_THRESHOLD } from "./compaction.ts";
@@ -35,6 +36,26 @@ export type TurnInput = {
   onText?: (delta: string) => void;
   /** Messages for the owner that do not go through the model (approval prompts). */
   onNotice?: (text: string) => void;
+  /** A scheduled job's run: its framing, routes, narrowed tools, and what the run record keeps. */
+  job?: JobTurn;
+};
+
+/** How a scheduled run differs from a conversation turn (see jobs/job-runner.ts). */
+export type JobTurn = {
+  /** Appended to the system prompt: the cron guidance, the job's context, the date in its zone. */
+  instructions: string;
+  /** The routes resolved at run time: a pinned provider+model alone, else the cron routing or the chain. */
+  routes: Route[];
+  /** Narrows the caller's surface to these names (undefined: no narrowing; empty: no tools). */
+  allowedTools?: readonly string[];
+  /** The trace session id, `cron_<job>_<ts>`. */
+  sessionId: string;
+  /** Router settings for the run (no same-provider retry: the job has its own). */
+  router?: Partial<RouterDeps>;
+  onPrompt?: (system: string, user: string) => void;
+  onUsage?: (usage: Usage) => void;
+  onToolStart?: (name: string) => void;
+  onToolExecution?: (execution: ToolExecution) => void;
 };
 
 export type TurnResult = {
@@ -56,6 +77,7 @@ export type ToolEnvironment = {
   delegation?: Delegation;
   skills?: SkillCatalog;
   memory?: MemoryStore;
+  jobs?: () => Promise<JobService>;
   resolveSecret(ref: SecretRef, slot: string): string;
 };
 
@@ -91,7 +113,8 @@ export type TurnDeps = {
  * cancelled or empty turn leaves the conversation exactly as it was.
  */
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnResult> {
-  const routes = deps.routes(input.choice ?? {});
+  const routes = input.job?.routes ?? deps.routes(input.choice ?? {});
+  const allowed = input.job?.allowedTools ? new Set(input.job.allowedTools) : undefined;
   const caller: Caller = input.caller ?? { trust: "operator", local: true, attended: true };
   const { summary, rows } = deps.store.window(input.key);
   const history = rows.map((r) => r.message);
@@ -106,13 +129,15 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const current = () => {
     const offered = extras();
     if (shape && shape.extras === offered) return shape;
-    const all = [...deps.registry.surface(caller), ...(offered ?? []).filter((t) => mayUse(t, caller))];
+    const all = [...deps.registry.surface(caller), ...(offered ?? []).filter((t) => mayUse(t, caller))].filter(
+      (t) => !allowed || allowed.has(t.name),
+    );
     const split = splitSurface(all, {
       enabled: deps.deferTools !== false,
       isDeferrable: (t) => t.policy === "plugin" || t.deferrable === true,
       weigh: deps.registry.specSize,
     });
-    const system = buildSystemPrompt({
+    let system = buildSystemPrompt({
       agentName: deps.agentName,
       now: new Date(deps.now()),
       timezone: deps.timezone,
@@ -123,12 +148,16 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       skillsIndex: deps.skillsIndex?.(split.callable),
       summary,
     });
+    if (input.job) system = `${system}\n\n${input.job.instructions}`;
     shape = { extras: offered, split, system, specs: split.sent.map((t) => deps.registry.spec(t)) };
     return shape;
   };
   const first = current();
   const signal = input.signal ?? new AbortController().signal;
-  const trace = deps.traces ? { traces: deps.traces, sessionId: newSessionId("main") } : undefined;
+  const trace = deps.traces
+    ? { traces: deps.traces, sessionId: input.job?.sessionId ?? newSessionId("main") }
+    : undefined;
+  input.job?.onPrompt?.(first.system, input.text);
   const started = deps.now();
   trace?.traces.write("agent_event", {
     session_id: trace.sessionId,
@@ -169,13 +198,18 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       tools: () => current().specs,
       registry: deps.registry,
       toolContext,
-      router: deps.router,
+      router: input.job?.router ? { ...deps.router, ...input.job.router } : deps.router,
       signal,
       digestAboveTokens: Math.floor(
         (deps.compactionThreshold ?? DEFAULT_THRESHOLD) * routes[0]!.descriptor.contextWindow,
       ),
       onText: input.onText,
-      onToolExecution: (e) => deps.onToolExecution?.({ ...e, conversation: input.key }),
+      onToolStart: input.job?.onToolStart,
+      onUsage: input.job?.onUsage,
+      onToolExecution: (e) => {
+        input.job?.onToolExecution?.(e);
+        deps.onToolExecution?.({ ...e, conversation: input.key });
+      },
     });
     if (signal.aborted) throw abortError(signal);
     if (!result.ok) throw failureToError(result.failure, deps.now(), { afterOutput: result.afterOutput });

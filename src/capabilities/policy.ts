@@ -5,9 +5,12 @@ import type { AnyTool, Caller, PolicyClass } from "./tool.ts";
  * as firmly as what acts (exec, network, writes): never in the prompt, on the wire, or dispatchable.
  * Memory is the exception that proves it: a guest may recall and store, because the memory scope rules
  * (memory/recall-scope.ts) force both into the guest's own conversation. memory_sources_list reveals
- * what the owner stored, so it is a workspace read.
+ * what the owner stored, so it is a workspace read. Job writes are the same kind of exception: a guest may
+ * schedule and manage jobs, because job-operations shows a guest only the jobs it made in its own
+ * conversation, a job runs at its creator's trust, and allowed_tools can only name tools the caller has.
+ * Job reads (list_jobs, list_job_runs, get_job_run) stay the owner's.
  */
-const GUEST_CLASSES: ReadonlySet<PolicyClass> = new Set(["meta", "memory_read", "memory_write"]);
+const GUEST_CLASSES: ReadonlySet<PolicyClass> = new Set(["meta", "memory_read", "memory_write", "job_write"]);
 
 export function mayUse(tool: AnyTool, caller: Caller): boolean {
   if (caller.trust === "guest" && !GUEST_CLASSES.has(tool.policy)) return false;

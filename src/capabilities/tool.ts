@@ -1,5 +1,6 @@
 import type * as v from "valibot";
 import type { Config, SecretRef } from "../config/schema.ts";
+import type { JobService } from "../jobs/job-service.ts";
 import type { MemoryStore } from "../memory/memories.ts";
 import type { ConversationKey } from "../memory/messages.ts";
 import type { GuardedFetch } from "../net/types.ts";
@@ -32,6 +33,8 @@ export type PolicyClass =
 export type Caller = SandboxCaller & {
   /** A person is waiting on this turn (CLI, chat), as opposed to a scheduled job. */
   attended: boolean;
+  /** Set for a scheduled run: the job it runs (its memory scope, and no job may create another). */
+  jobId?: string;
 };
 
 /** Everything a tool may use, passed in (no ambient state). */
@@ -59,6 +62,8 @@ export type ToolContext = {
   delegation?: Delegation;
   /** Durable facts and recall (absent where memory is not wired; the memory tools then say so). */
   memory?: MemoryStore;
+  /** Scheduled jobs, loaded on first use (absent where jobs are not wired; the job tools then say so). */
+  jobs?: () => Promise<JobService>;
   /** The skills this program knows (absent where skills are not wired; the skill tools then say so). */
   skills?: SkillCatalog;
   /** Runs a skill as a sub-agent for skill_run; the child's context must carry `skillDepth: task.depth`. */

@@ -11,7 +11,7 @@ import { visibleSubCommands } from "./usage.ts";
  * and a second parse answers. Every source fails quietly: a completion prints candidates or nothing, never an
  * error into the person's prompt.
  */
-type Source = "plugins" | "skills" | "sessions" | "providers";
+type Source = "plugins" | "skills" | "sessions" | "providers" | "jobs";
 type Complete = (value: string, description: string) => void;
 type Handler = (complete: Complete) => void;
 type Config = {
@@ -33,6 +33,7 @@ function valuesFor(path: string[], name: string, def: ArgDef): Source | keyof ty
   if (verb === "plugins" && name === "name") return "plugins";
   if (verb === "skills" && sub === "view" && name === "name") return "skills";
   if (verb === "ask" && name === "session") return "sessions";
+  if (verb === "jobs" && name === "id") return "jobs";
   if (name === "provider") return "providers";
   if (verb === "sandbox" && name === "mode") return "modes";
   if (verb === "completion" && name === "shell") return "shells";
@@ -176,6 +177,26 @@ async function load(source: Source): Promise<string[]> {
       return recentSessions();
     case "providers":
       return (await import("../providers/descriptors.ts")).PROVIDER_IDS;
+    case "jobs":
+      return jobIds();
+  }
+}
+
+/** The scheduled jobs' ids, newest first, from memory.db opened read-only; none before it (or jobs) exist. */
+async function jobIds(): Promise<string[]> {
+  const [{ processEnv }, { fermixPaths, resolveHome }, { openSqlite }] = await Promise.all([
+    import("../config/env.ts"),
+    import("../config/paths.ts"),
+    import("../runtime/sqlite.ts"),
+  ]);
+  const db = openSqlite(fermixPaths(resolveHome(processEnv())).db, { readonly: true });
+  try {
+    return db
+      .query<{ id: string }>("SELECT id FROM scheduled_jobs ORDER BY created_at DESC LIMIT 100")
+      .all()
+      .map((row) => row.id);
+  } finally {
+    db.close();
   }
 }
 

@@ -54,6 +54,11 @@ export default defineCommand({
       void app.plugins
         .startServers()
         .catch((err) => app.log.withTag("plugins").error(`plugin servers did not start: ${(err as Error).message}`));
+      // The job clock; runs a killed predecessor left running are marked interrupted before anything fires.
+      await app
+        .jobs()
+        .then((jobs) => jobs.start())
+        .catch((err) => app.log.withTag("jobs").error(`scheduled jobs are not running: ${(err as Error).message}`));
       // The one line a supervisor or a script waits for, whether or not log lines go to stderr.
       if (!logToStderr) await writeStderr(`fermix: listening on ${app.paths.socket} (pid ${process.pid})\n`);
       await daemon.stopped;

@@ -9,6 +9,13 @@ const STATUS: Record<string, number> = {
   client_too_old: 426,
   daemon_too_old: 426,
   shutting_down: 503,
+  job_not_found: 404,
+  run_not_found: 404,
+  // The job exists but its state refuses the request: paused, completed, expired, a run already going.
+  job_not_runnable: 409,
+  job_already_running: 409,
+  job_expired: 409,
+  job_schedule_invalid: 409,
 };
 
 export function errorResponse(err: unknown): Response {

@@ -14,6 +14,7 @@ import {
 import { reloadReport } from "../skills/report.ts";
 import { VERSION } from "../version.ts";
 import { errorResponse, serialise, toFermixError } from "./http-errors.ts";
+import { handleJobRoute } from "./job-routes.ts";
 
 export type DaemonState = {
   app: App;
@@ -27,8 +28,8 @@ export type DaemonState = {
 export async function handle(req: Request, state: DaemonState): Promise<Response> {
   try {
     checkProtocol(req);
-    const { pathname } = new URL(req.url);
-    const route = `${req.method} ${pathname}`;
+    const url = new URL(req.url);
+    const route = `${req.method} ${url.pathname}`;
     switch (route) {
       case "GET /v1/hello":
         return Response.json({
@@ -50,16 +51,24 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
         return Response.json(await state.app.plugins.report());
       case "POST /v1/skills/reload":
         return Response.json(reloadReport(await state.app.skills.reload()));
+      case "POST /v1/jobs/changed":
+        // A one-shot CLI created or edited a job: the clock looks at the database again.
+        (await state.app.jobs()).changed();
+        return Response.json({ ok: true });
       case "POST /v1/shutdown":
         // After this response has gone out.
         setTimeout(() => state.requestShutdown(), 0);
         return Response.json({ ok: true }, { status: 202 });
       default:
-        throw new FermixError("not_found", `no route ${route}`);
+        return (await handleJobRoute(req, url, state)) ?? notFound(route);
     }
   } catch (err) {
     return errorResponse(err);
   }
+}
+
+function notFound(route: string): never {
+  throw new FermixError("not_found", `no route ${route}`);
 }
 
 /** A client that sends no header (curl) is served; a declared version must be one we speak. */

@@ -128,4 +128,61 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // 5: scheduled jobs and their runs. Times are epoch milliseconds. A job carries its creator's trust, and a
+  // run the exact instructions, limits and route it ran with. Runs are never pruned and never replayed.
+  `
+  CREATE TABLE scheduled_jobs (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    schedule_kind TEXT NOT NULL CHECK (schedule_kind IN ('interval', 'once', 'cron')),
+    schedule_expr TEXT NOT NULL,
+    timezone TEXT NOT NULL,
+    next_run_at INTEGER,
+    expires_at INTEGER,
+    task_prompt TEXT NOT NULL,
+    skill_name TEXT,
+    provider TEXT,
+    model TEXT,
+    timeout_seconds INTEGER,
+    inactivity_timeout_seconds INTEGER,
+    allowed_tools_json TEXT NOT NULL DEFAULT '[]',
+    delivery_mode TEXT NOT NULL DEFAULT 'none' CHECK (delivery_mode IN ('none', 'local', 'origin', 'channel')),
+    delivery_target_json TEXT,
+    state TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'paused', 'disabled', 'completed')),
+    last_run_at INTEGER,
+    last_status TEXT CHECK (last_status IN ('ok', 'error', 'timeout', 'expired')),
+    last_error TEXT,
+    created_by_trust TEXT NOT NULL CHECK (created_by_trust IN ('operator', 'guest')),
+    created_by_channel TEXT NOT NULL,
+    created_by_chat TEXT NOT NULL,
+    created_by_thread TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX scheduled_jobs_due ON scheduled_jobs (state, next_run_at);
+  CREATE INDEX scheduled_jobs_expiring ON scheduled_jobs (state, expires_at);
+  CREATE TABLE job_runs (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL REFERENCES scheduled_jobs (id) ON DELETE CASCADE,
+    session_id TEXT NOT NULL,
+    trigger TEXT NOT NULL CHECK (trigger IN ('schedule', 'manual')),
+    status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'ok', 'error', 'timeout')),
+    claimed_at INTEGER NOT NULL,
+    started_at INTEGER,
+    completed_at INTEGER,
+    prompt_snapshot TEXT,
+    config_snapshot_json TEXT,
+    final_response TEXT,
+    error TEXT,
+    delivery_status TEXT NOT NULL DEFAULT 'none' CHECK (delivery_status IN ('none', 'skipped', 'pending', 'sent', 'failed')),
+    delivery_error TEXT,
+    token_usage_json TEXT,
+    tool_failures INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX job_runs_by_job ON job_runs (job_id, created_at);
+  CREATE INDEX job_runs_active ON job_runs (status) WHERE status IN ('queued', 'running');
+  `,
 ];

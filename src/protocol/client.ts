@@ -10,9 +10,14 @@ import {
   ErrorBody,
   Health,
   Hello,
+  JobAnswer,
+  JobList,
+  JobRemoved,
   PluginsReport,
   PROTOCOL_HEADER,
   PROTOCOL_VERSION,
+  RunAnswer,
+  RunList,
   SkillReloadReport,
   Status,
 } from "./schemas.ts";
@@ -59,6 +64,22 @@ export function createDaemonClient(socketPath: string) {
     shutdown: () => send("/v1/shutdown", { method: "POST" }).then(() => undefined),
     /** Rescans the daemon's skills and says what changed. */
     reloadSkills: () => json(SkillReloadReport, "/v1/skills/reload", { method: "POST" }),
+    /** A job changed outside the daemon (a one-shot ask): it re-reads when to wake. Bounded: never holds a CLI. */
+    jobsChanged: () =>
+      send("/v1/jobs/changed", { method: "POST", signal: AbortSignal.timeout(2000) }).then(() => undefined),
+    /** Scheduled jobs, newest first (one state only, with `state`). */
+    jobs: (opts: { state?: string } = {}) => json(JobList, `/v1/jobs${query({ state: opts.state })}`),
+    job: (id: string) => json(JobAnswer, `/v1/jobs/${encodeURIComponent(id)}`),
+    /** A job's runs, newest first (20 unless `limit` says otherwise). */
+    jobRuns: (id: string, opts: { status?: string; limit?: number } = {}) =>
+      json(RunList, `/v1/jobs/${encodeURIComponent(id)}/runs${query({ status: opts.status, limit: opts.limit })}`),
+    /** One run, with the prompt and config it ran with. */
+    jobRun: (runId: string) => json(RunAnswer, `/v1/runs/${encodeURIComponent(runId)}`),
+    /** Fires a job now; answered once its run is claimed (the run goes on in the daemon). */
+    runJob: (id: string) => json(RunAnswer, `/v1/jobs/${encodeURIComponent(id)}/run`, { method: "POST" }),
+    pauseJob: (id: string) => json(JobAnswer, `/v1/jobs/${encodeURIComponent(id)}/pause`, { method: "POST" }),
+    resumeJob: (id: string) => json(JobAnswer, `/v1/jobs/${encodeURIComponent(id)}/resume`, { method: "POST" }),
+    removeJob: (id: string) => json(JobRemoved, `/v1/jobs/${encodeURIComponent(id)}`, { method: "DELETE" }),
     /** Each plugin's live state in the daemon: starting (attempt n/N), ready (n tools), quarantined (why). */
     plugins: () => json(PluginsReport, "/v1/plugins"),
     /** Re-applies plugin configuration now (starting quarantined servers fresh) and reports the result. */
@@ -101,6 +122,14 @@ export function createDaemonClient(socketPath: string) {
 }
 
 export type DaemonClient = ReturnType<typeof createDaemonClient>;
+
+/** `?a=1&b=x` from the parameters that are set; empty when none is. */
+function query(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
 
 async function errorFrom(response: Response): Promise<FermixError> {
   const body = await response.json().catch(() => undefined);

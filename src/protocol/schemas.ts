@@ -112,3 +112,83 @@ export const SkillReloadReport = v.object({
   errors: v.array(v.object({ file: v.string(), reason: v.string(), field: v.optional(v.string()) })),
 });
 export type SkillReloadReport = v.InferOutput<typeof SkillReloadReport>;
+
+/*
+ * Scheduled jobs (src/jobs/job-payload.ts makes these shapes). Loose on purpose: a field a newer daemon adds
+ * passes through an older CLI untouched; only what the CLI reads is checked.
+ */
+export const JOB_STATES = ["scheduled", "running", "paused", "disabled", "completed"] as const;
+export const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout"] as const;
+
+export const JobPayload = v.looseObject({
+  id: v.string(),
+  name: v.string(),
+  description: v.optional(v.string(), ""),
+  state: v.string(),
+  schedule_kind: v.string(),
+  schedule_expr: v.string(),
+  timezone: v.string(),
+  next_run_at: v.nullable(v.string()),
+  expires_at: v.optional(v.nullable(v.string()), null),
+  task_prompt: v.string(),
+  skill_name: v.optional(v.nullable(v.string()), null),
+  provider: v.optional(v.nullable(v.string()), null),
+  model: v.optional(v.nullable(v.string()), null),
+  allowed_tools: v.optional(v.array(v.string()), []),
+  delivery_mode: v.string(),
+  delivery_target: v.optional(
+    v.nullable(v.looseObject({ platform: v.string(), chat_id: v.string(), thread: v.optional(v.string()) })),
+    null,
+  ),
+  last_run_at: v.nullable(v.string()),
+  last_status: v.nullable(v.string()),
+  last_error: v.nullable(v.string()),
+  created_by_trust: v.optional(v.string()),
+  created_at: v.optional(v.nullable(v.string()), null),
+});
+export type JobPayload = v.InferOutput<typeof JobPayload>;
+
+export const RunPayload = v.looseObject({
+  id: v.string(),
+  job_id: v.string(),
+  trigger: v.string(),
+  status: v.string(),
+  claimed_at: v.nullable(v.string()),
+  started_at: v.nullable(v.string()),
+  completed_at: v.nullable(v.string()),
+  final_response: v.nullable(v.string()),
+  error: v.nullable(v.string()),
+});
+export type RunPayload = v.InferOutput<typeof RunPayload>;
+
+/** `GET /v1/jobs?state=`: every job, newest first. */
+export const JobList = v.object({ jobs: v.array(JobPayload) });
+export type JobList = v.InferOutput<typeof JobList>;
+/** `GET /v1/jobs/<id>`, and the job after `POST /v1/jobs/<id>/pause` or `/resume`. */
+export const JobAnswer = v.object({ job: JobPayload });
+export type JobAnswer = v.InferOutput<typeof JobAnswer>;
+/** `GET /v1/jobs/<id>/runs?status=&limit=`: its runs, newest first. */
+export const RunList = v.object({ runs: v.array(RunPayload) });
+export type RunList = v.InferOutput<typeof RunList>;
+/** `GET /v1/runs/<id>` (with the prompt and config snapshots), and `POST /v1/jobs/<id>/run` (202, once claimed). */
+export const RunAnswer = v.object({ run: RunPayload });
+export type RunAnswer = v.InferOutput<typeof RunAnswer>;
+/** `DELETE /v1/jobs/<id>`. */
+export const JobRemoved = v.object({ removed: v.boolean(), job_id: v.string() });
+export type JobRemoved = v.InferOutput<typeof JobRemoved>;
+
+/** The query of `GET /v1/jobs`. */
+export const JobListQuery = v.strictObject({ state: v.optional(v.picklist(JOB_STATES)) });
+/** The query of `GET /v1/jobs/<id>/runs`; `limit` 1-500 (default 20). */
+export const RunListQuery = v.strictObject({
+  status: v.optional(v.picklist(RUN_STATUSES)),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,4}$/, "a whole number from 1 to 500"),
+      v.transform(Number),
+      v.minValue(1, "a whole number from 1 to 500"),
+      v.maxValue(500, "a whole number from 1 to 500"),
+    ),
+  ),
+});

@@ -9,6 +9,11 @@ export type RouterDeps = WireDeps & {
   onRetry?: (info: { provider: string; attempt: number; failure: ProviderFailure }) => void;
   /** After every attempt on a route, whatever its outcome: what traces record as one llm_call. */
   onAttempt?: (info: AttemptInfo) => void;
+  /**
+   * Same-provider retries of a transient failure (default RETRY_ATTEMPTS). Scheduled jobs pass 0: they keep
+   * their own deadline-bounded retry, and two retry loops stacked could overrun the job's timeout.
+   */
+  retryAttempts?: number;
 };
 
 export type AttemptInfo = {
@@ -92,7 +97,7 @@ export async function* routeModelCall(routes: Route[], call: RouteCall, deps: Ro
         yield { type: "error", error: failure };
         return;
       }
-      if (failure.class === "transient" && attempt < RETRY_ATTEMPTS && !call.signal?.aborted) {
+      if (failure.class === "transient" && attempt < (deps.retryAttempts ?? RETRY_ATTEMPTS) && !call.signal?.aborted) {
         deps.onRetry?.({ provider: route.descriptor.id, attempt: attempt + 1, failure });
         await sleep(RETRY_BASE_MS * 2 ** attempt);
         continue;

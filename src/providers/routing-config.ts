@@ -39,12 +39,21 @@ export function validateRouting(config: Config, file: string): void {
  * provider runs on the primary; an explicit provider leads the chain with its own model.
  */
 export function subagentRoutes(config: Config, env: Env, secrets: SecretDeps): Route[] {
+  return roleRoutes("subagent", config, env, secrets);
+}
+
+/** Routes for an unpinned scheduled run: [fermix_core.routing] cron_*, else the chain as config.toml says now. */
+export function cronRoutes(config: Config, env: Env, secrets: SecretDeps): Route[] {
+  return roleRoutes("cron", config, env, secrets);
+}
+
+function roleRoutes(role: "subagent" | "cron", config: Config, env: Env, secrets: SecretDeps): Route[] {
   const routing = config.fermix_core?.routing;
   const routes = resolveRoutes(config, env, secrets, {
-    provider: routing?.subagent_provider,
-    model: routing?.subagent_model,
+    provider: routing?.[`${role}_provider`],
+    model: routing?.[`${role}_model`],
   });
-  const effort = routing?.subagent_reasoning_effort;
+  const effort = routing?.[`${role}_reasoning_effort`];
   if (!effort) return routes;
   const [first, ...rest] = routes;
   return first ? [{ ...first, effort: resolveEffort(first.descriptor, first.model, effort) }, ...rest] : routes;

@@ -28,6 +28,9 @@ const FORBIDDEN = [
   "skill_run",
   "skill_create",
   "skill_reload",
+  "list_jobs",
+  "list_job_runs",
+  "get_job_run",
 ];
 
 async function setup() {
@@ -56,8 +59,21 @@ describe("a guest turn", () => {
       expect(offered).not.toContain(name);
       expect(body.instructions).not.toContain(`- ${name}:`);
     }
-    // Memory tools stay, bound to the guest's own conversation by the recall scope rules.
-    expect(offered).toEqual(["tool_help", "memory_store", "memory_recall"]);
+    // Memory tools stay, bound to the guest's own conversation by the recall scope rules. So do the job writes (a
+    // guest manages only the jobs it made here); being situational, they and memory_store wait behind the bridges.
+    expect(offered).toEqual(["memory_recall", "tool_search", "tool_describe", "tool_call"]);
+    const onRequest = body.instructions.slice(body.instructions.indexOf("### On request"));
+    for (const name of [
+      "memory_store",
+      "schedule_job",
+      "update_job",
+      "pause_job",
+      "resume_job",
+      "remove_job",
+      "run_job_now",
+    ]) {
+      expect(onRequest).toContain(`- ${name}: `);
+    }
   });
 
   test("calling a forbidden tool by name is refused like an unknown tool, and tool_help will not describe it", async () => {

@@ -51,6 +51,7 @@ describe("the command tree", () => {
       expect.arrayContaining(["ask", "plugins enable", "plugins auth set", "plugins config set", "sandbox mode"]),
     );
     expect(paths).toEqual(expect.arrayContaining(["skills view", "service install", "memory restore", "grant path"]));
+    expect(paths).toEqual(expect.arrayContaining(["jobs list", "jobs show", "jobs runs", "jobs run", "jobs remove"]));
     expect(tree.filter((e) => e.hidden && e.path.length === 1).map((e) => e.path[0])).toEqual(
       expect.arrayContaining(["verify-release", "complete", "debug"]),
     );

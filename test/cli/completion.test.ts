@@ -2,10 +2,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createJobStore } from "../../src/jobs/job-store.ts";
 import { openDatabase } from "../../src/memory/db.ts";
 import { createMessageStore } from "../../src/memory/messages.ts";
 import { fermixBinary } from "../fixture/binary.ts";
 import { runCommand } from "../fixture/cli.ts";
+import { draft } from "../jobs/_fixture.ts";
 
 /**
  * `fermix completion bash` sourced into a plain `bash --norc --noprofile` (no bash-completion package), its
@@ -26,6 +28,18 @@ createMessageStore(db).commitTurn(
   { channel: "cli", chat: "work" },
   [{ role: "user", content: [{ type: "text", text: "hello" }] }],
   { turnId: "turn_1" },
+);
+// A scheduled job, for the job ids.
+const job = createJobStore(db).create(
+  draft({
+    name: "digest",
+    scheduleExpr: "every 1 hour",
+    timezone: "UTC",
+    taskPrompt: "Summarise.",
+    deliveryMode: "none",
+  }),
+
+  { nextRunAt: null, trust: "operator", createdIn: { channel: "cli", chat: "work" } },
 );
 db.close();
 
@@ -63,6 +77,9 @@ describe("fermix completion (compiled binary, plain bash)", () => {
       ["fermix", "ask", "--ti"],
       ["fermix", "completion", ""],
       ["fermix", "verify"],
+      ["fermix", "jobs", "p"],
+      ["fermix", "jobs", "show", ""],
+      ["fermix", "jobs", "list", "--state", "pa"],
     ]);
     expect(got[0]).toBe("plugins");
     // The embedded catalog's plugins.
@@ -76,6 +93,9 @@ describe("fermix completion (compiled binary, plain bash)", () => {
     expect(got[8]).toBe("bash zsh fish");
     // Hidden verbs are not offered.
     expect(got[9]).toBe("");
+    expect(got[10]).toBe("pause");
+    expect(got[11]).toBe(job.id);
+    expect(got[12]).toBe("paused");
   });
 
   test("--option=value: bash's split at `=` is undone before fermix is asked", async () => {

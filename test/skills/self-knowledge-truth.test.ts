@@ -107,7 +107,7 @@ describe("the truth rules catch typos", () => {
     ["a wrong value in a span", 'Set `[fermix_core.tools.web_search] backend = "bing"`.'],
     ["an unknown bare key", 'Write `defaultt_model = "x"`.'],
     ["a misspelt tool", "Call `file_reed`."],
-    ["a tool that does not exist", "Use `schedule_job(every: 5)`."],
+    ["a tool that does not exist", "Use `summon_dragon(every: 5)`."],
     ["a non-tool under a Tools heading", "## Tools\n- `shel`: runs commands"],
     ["an unknown tool in allowed_tools", "allowed_tools: [file_read, teleport]"],
   ];

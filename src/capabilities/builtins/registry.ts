@@ -5,6 +5,7 @@ import { fileRead } from "./file-read.ts";
 import { fileWrite } from "./file-write.ts";
 import { gitRead, gitWrite } from "./git.ts";
 import { globSearch } from "./glob-search.ts";
+import { JOB_TOOLS } from "./job-tools.ts";
 import { MEMORY_TOOLS } from "./memory-tools.ts";
 import { requestDirectoryAccess } from "./request-directory-access.ts";
 import { shell } from "./shell.ts";
@@ -27,4 +28,5 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...MEMORY_TOOLS,
   subagents,
   ...SKILL_TOOLS,
+  ...JOB_TOOLS,
 ];

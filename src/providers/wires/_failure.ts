@@ -32,7 +32,13 @@ export function fail(provider: string, cls: FailureClass, message: string, extra
 export function toFailure(provider: string, err: unknown): ProviderFailure {
   if (err instanceof WireFailure) return err.failure;
   const message = err instanceof Error ? err.message : String(err);
-  return { class: "transient", provider, message: `connection to ${provider} failed: ${message}` };
+  // No response at all (refused, unreachable, DNS): a scheduled run that wakes with the host retries this one.
+  return {
+    class: "transient",
+    provider,
+    message: `connection to ${provider} failed: ${message}`,
+    vendorCode: "connection_unavailable",
+  };
 }
 
 const CONTEXT_HINTS = [

@@ -1,0 +1,97 @@
+import type { Config } from "../config/schema.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
+import { createJobRunner, type Delivery, type JobRunnerDeps } from "./job-runner.ts";
+import { createJobStore, type JobStore } from "./job-store.ts";
+import type { DeliveryMode, Job, JobRun } from "./job-types.ts";
+import { createScheduler } from "./scheduler.ts";
+
+export type JobServiceDeps = Pick<JobRunnerDeps, "turn" | "routes" | "skill" | "networkReady"> & {
+  db: SqlDatabase;
+  /** The daemon runs the clock; a one-shot CLI only stores jobs and runs one on request. */
+  role: "daemon" | "oneshot";
+  config: () => Config;
+  now: () => number;
+  log: { info(msg: string): void; warn(msg: string): void };
+  /** A one-shot CLI changed a job: a running daemon should look at its clock again. */
+  notifyDaemon?: () => void;
+};
+
+export type JobService = {
+  store: JobStore;
+  role: "daemon" | "oneshot";
+  /** What schedule_job fills in when the model leaves it out. */
+  defaults(): { timezone: string; deliveryMode: DeliveryMode };
+  /**
+   * A provider/model pin resolved as the runner will resolve it: undefined when it routes, else the routing
+   * error's sentence (an unconfigured provider, a missing key). schedule_job and update_job check pins here.
+   */
+  checkRoute(pin: { provider: string; model: string }): string | undefined;
+  /** The daemon's clock starts: runs a previous daemon left running are marked interrupted first. */
+  start(): Promise<void>;
+  /** Ends the runs in flight (recorded as interrupted) and stops the clock. */
+  stop(): Promise<void>;
+  /** A job was created or edited: the clock looks again. */
+  changed(): void;
+  /** Fires a job now (trigger manual); `done` settles when the run has. */
+  runNow(jobId: string): ReturnType<ReturnType<typeof createScheduler>["runNow"]>;
+};
+
+/** Jobs as the composition root wires them: the store, the runner and, in the daemon, the clock. */
+export function createJobService(deps: JobServiceDeps): JobService {
+  const store = createJobStore(deps.db, deps.now);
+  const jobsConfig = () => deps.config().fermix_core?.jobs;
+  const runner = createJobRunner({
+    store,
+    turn: deps.turn,
+    routes: deps.routes,
+    skill: deps.skill,
+    networkReady: deps.networkReady,
+    now: deps.now,
+    log: deps.log,
+    deliver: (job, run) => deliver(job, run),
+  });
+  const scheduler = createScheduler({
+    store,
+    now: deps.now,
+    execute: runner.execute,
+    log: deps.log,
+    freshnessMs: () => (jobsConfig()?.run_freshness_window_seconds ?? 3600) * 1000,
+  });
+  return {
+    store,
+    role: deps.role,
+    defaults: () => ({
+      timezone: deps.config().fermix_core?.personalization?.timezone ?? "America/New_York",
+      deliveryMode: jobsConfig()?.default_delivery ?? "none",
+    }),
+    checkRoute: (pin) => {
+      try {
+        deps.routes(pin);
+        return undefined;
+      } catch (err) {
+        return (err as Error)?.message ?? String(err);
+      }
+    },
+    start: () => scheduler.start(),
+    stop: async () => {
+      runner.abortAll();
+      await scheduler.stop();
+    },
+    changed: () => (deps.role === "daemon" ? scheduler.changed() : deps.notifyDaemon?.()),
+    runNow: (jobId) => scheduler.runNow(jobId),
+  };
+}
+
+/**
+ * Where a finished run's message goes. The CLI's conversations are the only ones fermix has today: an `origin`
+ * answer waits there and is shown before the next `fermix ask` in that session (store.pendingDeliveries).
+ * A chat platform is named but no such channel runs: recorded as a failed delivery, with the fix.
+ */
+async function deliver(job: Job, _run: JobRun): Promise<Delivery> {
+  const platform = job.deliveryMode === "origin" ? job.createdIn.channel : job.deliveryTarget?.platform;
+  if (job.deliveryMode === "origin" && platform === "cli") return { status: "pending" };
+  return {
+    status: "failed",
+    error: `no ${platform ?? "chat"} channel is running in this fermix; configure [fermix_channels.${platform ?? "<name>"}] or change the job's delivery with update_job`,
+  };
+}
