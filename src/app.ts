@@ -117,7 +117,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const lanes = createLanes();
   const secrets = { env: deps.env, secretsDir: paths.secrets, profile: config.fermix_core?.profile };
   const agentName = config.fermix_core?.agent?.name?.trim() || "fermix";
-  const database = lazyDatabase(paths.db);
+  // The daemon checkpoints memory.db on a timer, off the path of a turn's commit or a job claim.
+  const database = lazyDatabase(paths.db, {
+    backgroundCheckpoints: role === "daemon",
+    onError: (err) => log.withTag("memory").warn(`memory.db checkpoint failed: ${err.message}`),
+  });
   const store = lazy(() => createMessageStore(database.get(), now));
   const memory = lazy(() => createMemoryStore(database.get(), now));
   // The daemon consolidates memories on its ~24 h gate; a one-shot CLI ask never loads or waits for that.
