@@ -153,6 +153,36 @@ describe("job runner", () => {
     expect(store.get(job.id)!.lastStatus).toBe("timeout");
   });
 
+  test("the inactivity watchdog fails a run whose loop stops making progress, but not while a tool runs", async () => {
+    const stalls: Turn = (input) =>
+      new Promise((_, reject) => input.signal!.addEventListener("abort", () => reject(input.signal!.reason)));
+    const stalled = setup(stalls, {}, { inactivityTimeoutSeconds: 1 });
+    await stalled.runner.execute(stalled.job, stalled.run);
+    expect(stalled.store.getRun(stalled.run.id)).toMatchObject({
+      status: "timeout",
+      error: "inactivity timeout after 1000ms",
+    });
+
+    // A tool that runs longer than the window is progress: the watchdog waits for it to end.
+    let release!: () => void;
+    const toolDone = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const longTool: Turn = async (input) => {
+      input.job?.onToolStart?.("shell");
+      await toolDone;
+      input.job?.onToolExecution?.({ name: "shell", durationMs: 1500, ok: true });
+      return answer("built");
+    };
+    const busy = setup(longTool, {}, { inactivityTimeoutSeconds: 1 });
+    const running = busy.runner.execute(busy.job, busy.run);
+    // Past the 1 s window while the tool is still running; the deadline is only the watchdog's own.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    release();
+    await running;
+    expect(busy.store.getRun(busy.run.id)).toMatchObject({ status: "ok", finalResponse: "built" });
+  });
+
   test("a provider that cannot be reached is retried before any tool ran, never after", async () => {
     const unreachable = () =>
       new FermixError("provider_unavailable", "connection to openai failed: refused", {

@@ -26,7 +26,14 @@ async function setup() {
   return { h, fake, env, cli };
 }
 
-type RunRow = { id: string; trigger: string; status: string; final_response: string | null; error: string | null };
+type RunRow = {
+  id: string;
+  trigger: string;
+  status: string;
+  claimed_at: string;
+  final_response: string | null;
+  error: string | null;
+};
 
 async function runsOf(jobId: string, env: Record<string, string>): Promise<RunRow[]> {
   const r = await runFermix(["jobs", "runs", jobId, "--json"], { env });
@@ -77,6 +84,7 @@ describe("scheduled jobs under the daemon (compiled binary, fake provider)", () 
         },
       ],
     });
+    const asked = Date.now();
     const created = await runFermix(["ask", "-s", "ops", "check the build every minute"], { env: cli });
     expect(created).toMatchObject({ code: 0, stdout: "Done.\n" });
     const scheduled = toolOutputs(fake.requests[1]!)[0]!;
@@ -87,6 +95,7 @@ describe("scheduled jobs under the daemon (compiled binary, fake provider)", () 
     const runs = await runsUntil(jobId!, cli, (r) => r.some((run) => run.status === "ok"), 90_000);
     const first = runs.find((run) => run.status === "ok")!;
     expect(first).toMatchObject({ trigger: "schedule", final_response: "The build is green.", error: null });
+    expect(Date.parse(first.claimed_at) - asked).toBeLessThanOrEqual(70_000);
     const jobRequest = fake.requests.find(isJobRun)!;
     // The run is isolated: its own session (the creating chat is not in its input), the job's framing and date.
     expect(JSON.stringify(jobRequest.body)).not.toContain("check the build every minute");
@@ -106,7 +115,7 @@ describe("scheduled jobs under the daemon (compiled binary, fake provider)", () 
     });
   }, 120_000);
 
-  test("run_job_now runs at once with trigger manual", async () => {
+  test("run_job_now runs at once with trigger manual; an origin job's answer is shown before the session's next ask", async () => {
     const { fake, env, cli } = await setup();
     const daemon = await startFermixDaemon(env);
     defer(() => daemon.stop());
@@ -114,10 +123,13 @@ describe("scheduled jobs under the daemon (compiled binary, fake provider)", () 
     fake.enqueue({
       kind: "tool_calls",
       calls: [
-        { name: "schedule_job", arguments: { name: "inbox", schedule: "0 8 * * *", task: "Summarise my inbox." } },
+        {
+          name: "schedule_job",
+          arguments: { name: "inbox", schedule: "0 8 * * *", task: "Summarise my inbox.", delivery_mode: "origin" },
+        },
       ],
     });
-    expect((await runFermix(["ask", "schedule my inbox summary"], { env: cli })).code).toBe(0);
+    expect((await runFermix(["ask", "-s", "mail", "schedule my inbox summary"], { env: cli })).code).toBe(0);
     const [jobId] = await jobIds(cli);
     fake.enqueue({ kind: "tool_calls", calls: [{ name: "run_job_now", arguments: { job_id: jobId } }] });
     expect((await runFermix(["ask", "run it now"], { env: cli })).code).toBe(0);
@@ -128,6 +140,14 @@ describe("scheduled jobs under the daemon (compiled binary, fake provider)", () 
     const shown = JSON.parse((await runFermix(["jobs", "show", jobId!, "--json"], { env: cli })).stdout).result.job;
     expect(shown).toMatchObject({ state: "scheduled", last_status: "ok" });
     expect(new Date(shown.next_run_at).getTime()).toBeGreaterThan(Date.now());
+
+    // origin: the answer waits for the session that created the job, once.
+    const other = await runFermix(["ask", "-s", "elsewhere", "hello"], { env: cli });
+    expect(other.stderr).not.toContain("Inbox: 3 new.");
+    const back = await runFermix(["ask", "-s", "mail", "anything new?"], { env: cli });
+    expect(back.stderr).toContain(`fermix: job "inbox" (${runs[0]!.id}, ok):\nInbox: 3 new.`);
+    const again = await runFermix(["ask", "-s", "mail", "and now?"], { env: cli });
+    expect(again.stderr).not.toContain("Inbox: 3 new.");
   }, 60_000);
 
   test("SIGKILL during a run: after the restart the run is marked interrupted and is not replayed", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseConfig } from "../../src/config/load.ts";
 import { isMisPaired } from "../../src/providers/model-catalog.ts";
-import { subagentRoutes, validateRouting } from "../../src/providers/routing-config.ts";
+import { cronRoutes, subagentRoutes, validateRouting } from "../../src/providers/routing-config.ts";
 
 const FILE = "/h/config.toml";
 const secrets = (env: Record<string, string>) => ({ env, secretsDir: "/none", run: () => ({ ok: false, stdout: "" }) });
@@ -32,6 +32,21 @@ describe("[fermix_core.routing]", () => {
     const [first, ...rest] = subagentRoutes(parseConfig(toml, FILE), {}, secrets({}));
     expect(first).toMatchObject({ model: "claude-haiku-4-5", effort: "low", descriptor: { id: "anthropic" } });
     expect(rest.map((r) => r.descriptor.id)).toEqual(["openai"]);
+  });
+
+  test("unpinned scheduled runs take cron_* routing; without it, the chain as configured", () => {
+    const toml =
+      '[fermix_core.providers.anthropic]\napi_key = "k"\nprimary = true\n[fermix_core.providers.openai]\napi_key = "o"\n[fermix_core.routing]\ncron_provider = "openai"\ncron_model = "gpt-5.4-mini"\ncron_reasoning_effort = "low"';
+    check(toml);
+    const [first, ...rest] = cronRoutes(parseConfig(toml, FILE), {}, secrets({}));
+    expect(first).toMatchObject({ model: "gpt-5.4-mini", effort: "low", descriptor: { id: "openai" } });
+    expect(rest.map((r) => r.descriptor.id)).toEqual(["anthropic"]);
+    const plain =
+      '[fermix_core.providers.anthropic]\napi_key = "k"\nprimary = true\n[fermix_core.providers.openai]\napi_key = "o"';
+    expect(cronRoutes(parseConfig(plain, FILE), {}, secrets({})).map((r) => r.descriptor.id)).toEqual([
+      "anthropic",
+      "openai",
+    ]);
   });
 
   test("model shapes", () => {
