@@ -7,20 +7,28 @@ import { BUILTIN_TOOLS } from "./capabilities/builtins/registry.ts";
 import { WEB_TOOLS } from "./capabilities/builtins/web-tools.ts";
 import { createRegistry, type Registry } from "./capabilities/registry.ts";
 import type { Caller, Delegation } from "./capabilities/tool.ts";
+import { enabledChannels } from "./channels/registry.ts";
 import type { Env } from "./config/env.ts";
 import { createLiveConfig } from "./config/live-config.ts";
 import { loadConfig } from "./config/load.ts";
 import { type FermixPaths, fermixPaths, resolveHome } from "./config/paths.ts";
-import { grantPath } from "./config/sandbox-edit.ts";
-import type { Config } from "./config/schema.ts";
+import { grantPath, revokePath } from "./config/sandbox-edit.ts";
+import type { Config, SecretRef } from "./config/schema.ts";
 import { resolveSecret } from "./config/secrets.ts";
+import { FermixError } from "./error.ts";
 import { createApprovals } from "./gateway/approvals.ts";
+import { CANNED } from "./gateway/canned-replies.ts";
+import type { ChannelState, ChannelsRuntime } from "./gateway/channels-runtime.ts";
+import type { SlashRequest } from "./gateway/gateway.ts";
 import { createLanes, type Lanes } from "./gateway/lanes.ts";
-import { handleSlash } from "./gateway/slash.ts";
+import { createBackgroundTasks } from "./gateway/slash/background-tasks.ts";
+import { createSoulDeps } from "./gateway/slash/soul-deps.ts";
+import { handleSlash, type SlashAnswer, type SlashContext } from "./gateway/slash.ts";
 import type { JobService } from "./jobs/job-service.ts";
 import { lazy } from "./lazy.ts";
 import { lazyDatabase } from "./memory/lazy-database.ts";
 import { createMemoryStore } from "./memory/memories.ts";
+import type { ConversationKey } from "./memory/messages.ts";
 import { createMessageStore } from "./memory/messages.ts";
 import type { Review } from "./memory/review.ts";
 import { createGuardedFetch } from "./net/guarded-fetch.ts";
@@ -76,6 +84,16 @@ export type App = {
   idle(): Promise<void>;
   /** Scheduled jobs: the store, the runner and, in the daemon, the clock (loaded on first use). */
   jobs(): Promise<JobService>;
+  /** A chat message's slash command: a reply, or (/ultra) the turn to run instead; undefined when the text is not one. */
+  slash(request: SlashRequest): Promise<SlashAnswer | undefined>;
+  /** /stop's share of the app: ends every running /background task; how many. */
+  stopBackground(): number;
+  /** The daemon's chat channels: started at boot when config.toml enables any (their code loads only then). */
+  channels: {
+    start(): Promise<void>;
+    status(): ChannelState[];
+    runtime(): ChannelsRuntime | undefined;
+  };
   /** Prepares FERMIX_HOME for a daemon: prompt files seeded, the agent's name reconciled. */
   prepareHome(): void;
   /** Plugins as this process runs them: their live states, a reload, and the servers' start at boot. */
@@ -213,6 +231,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
           return found && { instructions: found.body, allowedTools: found.allowedTools };
         },
         notifyDaemon: () => void notifyDaemonOfJobs(paths.socket),
+        // The daemon's running channels (a one-shot CLI has none: a chat delivery there fails with the reason).
+        channel: (platform) => channelsRuntime?.adapter(platform),
         networkReady: async (jobRoutes) => {
           if (liveConfig().fermix_core?.jobs?.network_readiness_enabled === false || !jobRoutes[0]) return;
           const { waitForNetwork } = await import("./jobs/network-readiness.ts");
@@ -251,26 +271,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const runOne = async (
     input: TurnInput & { caller: Caller },
   ): Promise<{ result: TurnResult; followUp?: () => Promise<void> }> => {
-    // A job's task is never a slash command, and its answers wait for no one.
-    const reply = input.job
-      ? undefined
-      : await handleSlash(input.text, {
-          caller: input.caller,
-          conversation: input.key,
-          approvals,
-          grant: async (path) => {
-            await grantPath(paths.config, path, (p) => sandbox().isGrantable(p));
-            sandbox();
-          },
-          compact: async () => {
-            const done = await compact(input, 0, true);
-            return done.compacted
-              ? `Compacted: ${done.foldedMessages} earlier messages are now a summary.`
-              : `Nothing compacted: ${done.reason}.`;
-          },
-        });
-    if (reply !== undefined)
-      return { result: { response: reply, provider: "fermix", model: "slash-command", turnId: "" } };
+    // A job's task is never a slash command, and its answers wait for no one; an /ultra turn's text is its prompt.
+    const answer =
+      input.job || input.runProfile || !input.text.trimStart().startsWith("/")
+        ? undefined
+        : await handleSlash(input.text, slashContext({ caller: input.caller, conversation: input.key }));
+    if (typeof answer === "string")
+      return { result: { response: answer, provider: "fermix", model: "slash-command", turnId: "" } };
+    return runAgent(answer ? { ...input, text: answer.turn.text, runProfile: answer.turn.runProfile } : input);
+  };
+
+  /** One agent turn, no slash commands: a conversation's turn, a job's run, or detached /background work. */
+  const runAgent = async (
+    input: TurnInput & { caller: Caller },
+  ): Promise<{ result: TurnResult; followUp?: () => Promise<void> }> => {
     // Resolved once per turn (a "@keyring" key may mean a keyring lookup); no provider → fail here,
     // before anything is written to FERMIX_HOME.
     const turnRoutes = input.job?.routes ?? routes(input.choice);
@@ -362,6 +376,124 @@ export async function createApp(deps: AppDeps): Promise<App> {
       store.delivered(run.id, "sent");
     }
   };
+  // This process's /background work, across chats; /stop ends it with the turns.
+  const background = createBackgroundTasks({ now });
+  const stopBackground = () => background.stopAll(new FermixError("stopped", "stopped by the owner with /stop"));
+  const userHome = deps.env.HOME || homedir();
+  const slashContext = (input: {
+    caller: Caller;
+    conversation: ConversationKey;
+    /** Set for a chat message (the gateway's SlashRequest); a CLI ask has none of these. */
+    senderId?: string;
+    access?: { commandAllowlist: readonly string[] };
+    post?: (text: string) => Promise<void>;
+  }): SlashContext => ({
+    caller: input.caller,
+    conversation: input.conversation,
+    surface: input.access ? "chat" : "cli",
+    senderId: input.senderId,
+    commandAllowlist: input.access?.commandAllowlist,
+    approvals,
+    sandbox: {
+      status: () => sandbox().status(),
+      grant: async (path) => {
+        const edit = await grantPath(paths.config, path, (p) => sandbox().isGrantable(p));
+        sandbox();
+        return { path: edit.path, changed: edit.changed };
+      },
+      revoke: async (path) => {
+        const edit = await revokePath(paths.config, path, { userHome });
+        sandbox();
+        return { path: edit.path };
+      },
+      userHome,
+    },
+    startFresh: () => store.startFresh(input.conversation),
+    skills,
+    soul: () =>
+      createSoulDeps({ db: database.get(), now, file: paths.promptFiles.soul, routes: () => routes(), router, traces }),
+    // Detached work needs somewhere to post its result: chat channels only.
+    background: input.post && {
+      tasks: background,
+      // Outside the conversation's lane (it would hold up the chat) and unattended: nobody answers its prompts.
+      run: (text, signal) =>
+        runAgent({ key: input.conversation, text, caller: { ...input.caller, attended: false }, signal }).then(
+          (outcome) => outcome.result.response,
+        ),
+      post: input.post,
+    },
+    compact: async () => {
+      const done = await compact({ key: input.conversation, text: "" }, 0, true);
+      return done.compacted
+        ? `Compacted: ${done.foldedMessages} earlier messages are now a summary.`
+        : `Nothing compacted: ${done.reason}.`;
+    },
+  });
+  const ask = (input: TurnInput & { caller: Caller }) =>
+    new Promise<TurnResult>((resolve, reject) => {
+      void lanes.run(laneOf(input), async () => {
+        let outcome: Awaited<ReturnType<typeof runOne>>;
+        try {
+          outcome = await runOne(input);
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        resolve(outcome.result);
+        // Still inside the lane: the conversation's next turn waits for this and sees its result.
+        await outcome
+          .followUp?.()
+          .catch((err) => log.withTag("compaction").warn(`compaction failed: ${(err as Error).message}`));
+      });
+    });
+  let channelsRuntime: ChannelsRuntime | undefined;
+  const startChannels = async () => {
+    if (!enabledChannels(config).length) return;
+    const [{ createGateway }, { createChannelsRuntime }, { createTranscriber }] = await Promise.all([
+      import("./gateway/gateway.ts"),
+      import("./gateway/channels-runtime.ts"),
+      import("./media/transcription/transcriber.ts"),
+    ]);
+    const channelLog = log.withTag("channels");
+    // Voice notes become text before the turn; a key it resolves is redacted from logs like a provider key.
+    const transcriber = createTranscriber({
+      config: liveConfig,
+      env: deps.env,
+      log: channelLog,
+      fetch: deps.fetch ?? fetch,
+      resolveSecret: (ref, slot) => {
+        const key = resolveSecret(ref, slot, secrets);
+        if (!knownSecrets.includes(key)) knownSecrets.push(key);
+        return key;
+      },
+    });
+    const gateway = createGateway({
+      ask,
+      slash: (request) => handleSlash(request.text, slashContext(request)),
+      stopBackground,
+      markStopped: (conversation, text) =>
+        store.commitTurn(
+          conversation,
+          [
+            { role: "user", content: [{ type: "text", text }] },
+            { role: "assistant", content: [{ type: "text", text: CANNED.stoppedMarker }] },
+          ],
+          { turnId: "stopped" },
+        ),
+      media: transcriber,
+      traces,
+      log: channelLog,
+      now,
+    });
+    channelsRuntime = createChannelsRuntime({
+      config,
+      gateway,
+      resolveSecret: (ref, slot) => resolveSecret(ref as SecretRef, slot, secrets),
+      log: channelLog,
+      now,
+    });
+    await channelsRuntime.start();
+  };
   const runJobTurn = (input: TurnInput & { caller: Caller }) =>
     new Promise<TurnResult>((resolve, reject) => {
       void lanes.run(laneOf(input), () => runOne(input).then((o) => resolve(o.result), reject));
@@ -376,25 +508,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
     registry,
     routes,
     sandbox,
-    ask: (input) =>
-      new Promise<TurnResult>((resolve, reject) => {
-        void lanes.run(laneOf(input), async () => {
-          let outcome: Awaited<ReturnType<typeof runOne>>;
-          try {
-            outcome = await runOne(input);
-          } catch (err) {
-            reject(err);
-            return;
-          }
-          resolve(outcome.result);
-          // Still inside the lane: the conversation's next turn waits for this and sees its result.
-          await outcome
-            .followUp?.()
-            .catch((err) => log.withTag("compaction").warn(`compaction failed: ${(err as Error).message}`));
-        });
-      }),
+    ask,
     idle: () => lanes.idle(),
     jobs,
+    slash: (request) => handleSlash(request.text, slashContext(request)),
+    stopBackground,
+    channels: {
+      start: startChannels,
+      status: () => channelsRuntime?.status() ?? [],
+      runtime: () => channelsRuntime,
+    },
     prepareHome,
     plugins: {
       // An idle daemon with no plugin enabled loads nothing for plugins, not even to say so.
@@ -415,6 +538,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       },
     },
     close: async () => {
+      await channelsRuntime?.stop();
       if (jobService) await (await jobService).stop();
       database.close();
       if (pluginRuntime) await (await pluginRuntime).stopAll();

@@ -38,6 +38,7 @@ export const fermix = defineCommand({
     memory: lazy(() => import("./cli/memory.ts")),
     plugins: lazy(() => import("./cli/plugins.ts")),
     jobs: lazy(() => import("./cli/jobs.ts")),
+    channels: lazy(() => import("./cli/channels.ts")),
     sandbox: lazy(() => import("./cli/sandbox.ts")),
     grant: lazy(() => import("./cli/grant.ts")),
     revoke: lazy(() => import("./cli/revoke.ts")),

@@ -5,17 +5,19 @@ import { newSessionId } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
 import { failureToError } from "./failure-error.ts";
-import { DEFAULT_ITERATION_LIMIT, runToolLoop } from "./tool-loop.ts";
+import { subagentCaps } from "./run-profile.ts";
+import { runToolLoop } from "./tool-loop.ts";
 
-export const SUBAGENT_MAX_TASKS = 10;
-export const SUBAGENT_DEFAULT_CONCURRENCY = 4;
-export const SUBAGENT_MAX_CONCURRENCY = 8;
+// A normal turn's caps; an /ultra turn's are wider (run-profile.ts).
+export const SUBAGENT_MAX_TASKS = subagentCaps().maxTasks;
+export const SUBAGENT_DEFAULT_CONCURRENCY = subagentCaps().defaultConcurrency;
+export const SUBAGENT_MAX_CONCURRENCY = subagentCaps().maxConcurrency;
 
 /**
  * What a subagent may never do, whatever its parent could: ask the owner for access (nobody is watching
- * a subagent) or start subagents of its own (skill_run nests, with its own depth cap).
+ * a subagent), start subagents of its own (skill_run nests, with its own depth cap), or act in the chat.
  */
-const NEVER_DELEGATED = new Set(["request_directory_access", "subagents"]);
+const NEVER_DELEGATED = new Set(["request_directory_access", "subagents", "send_attachment", "react"]);
 
 export type SubagentTask = {
   task: string;
@@ -38,8 +40,9 @@ export type SubagentDeps = {
 };
 
 /**
- * Runs tasks as temporary agents, at most `concurrency` at once. Each one's tools are the intersection
- * of its parent's surface and the delegation baseline (and the task's own allow-list): never wider.
+ * Runs tasks as temporary agents, at most `concurrency` at once (capped by the parent turn's run profile).
+ * Each one's tools are the intersection of its parent's surface and the delegation baseline (and the
+ * task's own allow-list): never wider.
  */
 export async function runSubagents(
   tasks: readonly SubagentTask[],
@@ -47,7 +50,8 @@ export async function runSubagents(
   opts: { concurrency?: number },
   deps: SubagentDeps,
 ): Promise<SubagentResult[]> {
-  const limit = Math.min(SUBAGENT_MAX_CONCURRENCY, Math.max(1, opts.concurrency ?? SUBAGENT_DEFAULT_CONCURRENCY));
+  const caps = subagentCaps(parent.runProfile);
+  const limit = Math.min(caps.maxConcurrency, Math.max(1, opts.concurrency ?? caps.defaultConcurrency));
   const results: SubagentResult[] = new Array(tasks.length);
   let next = 0;
   const worker = async () => {
@@ -123,7 +127,7 @@ async function runLoop(
       toolContext: context,
       router: deps.router,
       signal: context.signal,
-      iterationLimit: DEFAULT_ITERATION_LIMIT,
+      iterationLimit: subagentCaps(context.runProfile).iterationLimit,
     });
     if (!result.ok)
       return {

@@ -5,6 +5,7 @@ import type { Message } from "../providers/types.ts";
  * for English and code. Compaction only needs to know when a conversation is getting near the window.
  */
 export const CHARS_PER_TOKEN = 4;
+const IMAGE_TOKENS = 1600;
 
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
@@ -16,6 +17,8 @@ export function messageTokens(message: Message): number {
   for (const part of message.content) {
     if (part.type === "text") chars += part.text.length;
     else if (part.type === "tool_call") chars += part.name.length + JSON.stringify(part.arguments).length;
+    // A picture costs the model about this many tokens whatever its base64 length (the vendors' vision pricing).
+    else if (part.type === "image") chars += IMAGE_TOKENS * CHARS_PER_TOKEN;
     else chars += JSON.stringify(part.data ?? "").length;
   }
   return Math.ceil(chars / CHARS_PER_TOKEN) + 8;

@@ -38,6 +38,11 @@ export type LoopInput = {
   /** Past this many estimated tokens, older tool results are sent as digests (the full ones are still committed). */
   digestAboveTokens?: number;
   onText?: (delta: string) => void;
+  /**
+   * The model's text item ended in tool calls: what `onText` gave since the last call is a finished thought (a
+   * chat's block streaming sends it as its own message while the tools run). Not called for the final answer.
+   */
+  onItemEnd?: () => void;
   /** Before a tool runs (a job's inactivity watchdog pauses while one does). */
   onToolStart?: (name: string) => void;
   onToolExecution?: (execution: ToolExecution) => void;
@@ -105,6 +110,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
       added.push(reply);
       return { ok: true, text, added, provider, model };
     }
+    input.onItemEnd?.();
     messages.push(reply);
     added.push(reply);
 
@@ -133,6 +139,10 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
       messages.push(result);
       added.push(result);
     });
+    // A lone successful reaction is the whole answer: no model call after it, no text bubble.
+    if (!text && outcomes.length === 1 && outcomes[0]!.endsTurn && !outcomes[0]!.isError) {
+      return { ok: true, text: "", added, provider, model };
+    }
   }
   throw IterationLimit(`the turn reached its limit of ${limit} model calls without a final answer`);
 }

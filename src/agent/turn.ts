@@ -1,11 +1,19 @@
 import { type SplitSurface, splitSurface } from "../capabilities/deferral/split.ts";
 import { mayUse } from "../capabilities/policy.ts";
 import type { Registry } from "../capabilities/registry.ts";
-import type { AnyTool, Caller, Delegation, DirectoryApprovals, ToolContext } from "../capabilities/tool.ts";
+import type {
+  AnyTool,
+  Caller,
+  ChannelReply,
+  Delegation,
+  DirectoryApprovals,
+  ToolContext,
+} from "../capabilities/tool.ts";
 import type { Config, SecretRef } from "../config/schema.ts";
 import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
 import type { JobService } from "../jobs/job-service.ts";
+import { userMessage, withImagePlaceholders } from "../media/image-parts.ts";
 import type { MemoryStore } from "../memory/memories.ts";
 import type { ConversationKey, MessageStore } from "../memory/messages.ts";
 import type { GuardedFetch } from "../net/types.ts";
@@ -13,13 +21,16 @@ import type { Log } from "../observability/log.ts";
 import { newSessionId, type Traces } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
-import type { ToolSpec, Usage, UserMessage } from "../providers/types.ts";
+import type { ToolSpec, Usage } from "../providers/types.ts";
+import { visionRoutes } from "../providers/vision.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
+import { channelActionMarker } from "./channel-marker.ts";
 import { DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import type { PromptFiles } from "./prompt-files.ts";
+import { profileAddendum, type RunProfile } from "./run-profile.ts";
 import { estimateTokens } from "./token-estimate.ts";
 import { runToolLoop, type ToolExecution } from "./tool-loop.ts";
 
@@ -34,10 +45,18 @@ export type TurnInput = {
   choice?: RouteChoice;
   signal?: AbortSignal;
   onText?: (delta: string) => void;
+  /** The text streamed so far ended at a tool call (see LoopInput.onItemEnd): a chat's block boundary. */
+  onItemEnd?: () => void;
   /** Messages for the owner that do not go through the model (approval prompts). */
   onNotice?: (text: string) => void;
   /** A scheduled job's run: its framing, routes, narrowed tools, and what the run record keeps. */
   job?: JobTurn;
+  /** /ultra: wider subagent caps and an exhaustive-mode addendum for this turn only. */
+  runProfile?: RunProfile;
+  /** Pictures that came with a chat message, for a vision model. */
+  images?: ReadonlyArray<{ mime: string; data: Uint8Array }>;
+  /** The chat a channel turn answers: what send_attachment and react act on (absent: they are not offered). */
+  channel?: ChannelReply;
 };
 
 /** How a scheduled run differs from a conversation turn (see jobs/job-runner.ts). */
@@ -113,12 +132,14 @@ export type TurnDeps = {
  * cancelled or empty turn leaves the conversation exactly as it was.
  */
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnResult> {
-  const routes = input.job?.routes ?? deps.routes(input.choice ?? {});
+  const chosen = input.job?.routes ?? deps.routes(input.choice ?? {});
+  // Pictures go only to a model that sees them: a text-only primary fails loudly, a text-only fallback is skipped.
+  const routes = input.images?.length ? visionRoutes(chosen) : chosen;
   const allowed = input.job?.allowedTools ? new Set(input.job.allowedTools) : undefined;
   const caller: Caller = input.caller ?? { trust: "operator", local: true, attended: true };
   const { summary, rows } = deps.store.window(input.key);
   const history = rows.map((r) => r.message);
-  const user: UserMessage = { role: "user", content: [{ type: "text", text: input.text }] };
+  const user = userMessage(input.text, input.images);
   // Plugin tools join the built-ins under the same trust rules; their schemas are deferred when they are many.
   // They can change while the turn runs (a plugin's server comes up, or a one-shot ask starts one and learns
   // its real tool list): the next model request then carries the new surface and prompt.
@@ -129,9 +150,10 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const current = () => {
     const offered = extras();
     if (shape && shape.extras === offered) return shape;
-    const all = [...deps.registry.surface(caller), ...(offered ?? []).filter((t) => mayUse(t, caller))].filter(
-      (t) => !allowed || allowed.has(t.name),
-    );
+    const all = [
+      ...deps.registry.surface(caller, input.channel),
+      ...(offered ?? []).filter((t) => mayUse(t, caller)),
+    ].filter((t) => !allowed || allowed.has(t.name));
     const split = splitSurface(all, {
       enabled: deps.deferTools !== false,
       isDeferrable: (t) => t.policy === "plugin" || t.deferrable === true,
@@ -149,6 +171,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       summary,
     });
     if (input.job) system = `${system}\n\n${input.job.instructions}`;
+    const addendum = profileAddendum(input.runProfile);
+    if (addendum) system = `${system}\n\n${addendum}`;
     shape = { extras: offered, split, system, specs: split.sent.map((t) => deps.registry.spec(t)) };
     return shape;
   };
@@ -180,6 +204,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     },
     unknownToolHint: deps.unknownToolHint,
     trace,
+    runProfile: input.runProfile,
+    channel: input.channel,
   };
 
   const finish = (status: "ok" | "error", extra: Record<string, unknown> = {}) =>
@@ -204,6 +230,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
         (deps.compactionThreshold ?? DEFAULT_THRESHOLD) * routes[0]!.descriptor.contextWindow,
       ),
       onText: input.onText,
+      onItemEnd: input.onItemEnd,
       onToolStart: input.job?.onToolStart,
       onUsage: input.job?.onUsage,
       onToolExecution: (e) => {
@@ -213,10 +240,15 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     });
     if (signal.aborted) throw abortError(signal);
     if (!result.ok) throw failureToError(result.failure, deps.now(), { afterOutput: result.afterOutput });
-    if (!result.text.trim()) throw EmptyCompletion(EMPTY_REPLY, { provider: result.provider, model: result.model });
+    // A channel turn may answer with a reaction or a file alone; its marker is then the committed answer.
+    const marker = result.text.trim() ? undefined : channelActionMarker(result.added);
+    if (!result.text.trim() && !marker) {
+      throw EmptyCompletion(EMPTY_REPLY, { provider: result.provider, model: result.model });
+    }
 
     const turnId = newId("turn", 6);
-    deps.store.commitTurn(input.key, [user, ...result.added], {
+    // History keeps a placeholder for each picture: the bytes went to the model in this turn only.
+    deps.store.commitTurn(input.key, [withImagePlaceholders(user), ...result.added, ...(marker ? [marker] : [])], {
       turnId,
       provider: result.provider,
       model: result.model,

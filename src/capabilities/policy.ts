@@ -15,5 +15,7 @@ const GUEST_CLASSES: ReadonlySet<PolicyClass> = new Set(["meta", "memory_read", 
 export function mayUse(tool: AnyTool, caller: Caller): boolean {
   if (caller.trust === "guest" && !GUEST_CLASSES.has(tool.policy)) return false;
   if (tool.attendedOperatorOnly && (caller.trust !== "operator" || !caller.attended)) return false;
+  // Someone must be waiting in the chat: a job or a subagent never sends files or reacts on its own.
+  if (tool.forChannel && !caller.attended) return false;
   return true;
 }

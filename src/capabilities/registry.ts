@@ -2,7 +2,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { ToolCallPart, ToolSpec } from "../providers/types.ts";
 import { mayUse } from "./policy.ts";
-import type { AnyTool, Caller, ToolContext, ToolResult } from "./tool.ts";
+import type { AnyTool, Caller, ChannelReply, ToolContext, ToolResult } from "./tool.ts";
 
 /** What a model sees of one tool result, at most; longer output is cut with a note saying so. */
 export const MAX_RESULT_CHARS = 32_000;
@@ -23,8 +23,14 @@ export function createRegistry(tools: readonly AnyTool[]) {
   const registry = {
     all: (): AnyTool[] => [...byName.values()],
 
-    /** The tools this caller may see and call. */
-    surface: (caller: Caller): AnyTool[] => [...byName.values()].filter((t) => mayUse(t, caller)),
+    /** The tools this caller may see and call; the chat tools only in a channel turn whose platform supports them. */
+    surface: (caller: Caller, channel?: ChannelReply): AnyTool[] =>
+      [...byName.values()].flatMap((t) => {
+        if (!mayUse(t, caller)) return [];
+        if (!t.forChannel) return [t];
+        const variant = channel ? t.forChannel(channel) : undefined;
+        return variant ? [variant] : [];
+      }),
 
     spec(tool: AnyTool): ToolSpec {
       let spec = specCache.get(tool);

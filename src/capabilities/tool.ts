@@ -1,4 +1,6 @@
 import type * as v from "valibot";
+import type { RunProfile } from "../agent/run-profile.ts";
+import type { OutboundFile } from "../channels/channel.ts";
 import type { Config, SecretRef } from "../config/schema.ts";
 import type { JobService } from "../jobs/job-service.ts";
 import type { MemoryStore } from "../memory/memories.ts";
@@ -72,6 +74,24 @@ export type ToolContext = {
   skillDepth?: number;
   /** Where this piece of work's traces go, under its session id (a subagent gets its own, linked to this). */
   trace?: TraceContext;
+  /** Set in an /ultra turn: the subagents tool fans out wider (agent/run-profile.ts). */
+  runProfile?: RunProfile;
+  /** The chat a channel turn answers (absent on the CLI, in jobs and subagents): send_attachment, react. */
+  channel?: ChannelReply;
+};
+
+/** What a channel turn's tools may do in the chat it answers; each action is absent where the platform cannot. */
+export type ChannelReply = {
+  /** The platform, e.g. "telegram". */
+  name: string;
+  /** Sends a file into the chat. */
+  sendFile?: (file: OutboundFile) => Promise<void>;
+  /** The largest file the platform sends, in bytes. */
+  maxUploadBytes?: number;
+  /** Reacts to the message this turn answers. */
+  react?: (emoji: string) => Promise<void>;
+  /** The only emoji the platform accepts, when it restricts them (Telegram's fixed list); empty: any. */
+  reactions?: readonly string[];
 };
 
 /** A skill handed to a sub-agent: its body as instructions, the caller's task as input. */
@@ -92,7 +112,12 @@ export type Delegation = {
   ): Promise<Array<{ ok: boolean; text: string }>>;
 };
 
-export type ToolResult = { content: string; isError?: boolean };
+export type ToolResult = {
+  content: string;
+  isError?: boolean;
+  /** The call was the whole answer (a lone reaction): the turn ends without another model call. */
+  endsTurn?: boolean;
+};
 
 export type Tool<S extends v.GenericSchema = v.GenericSchema> = {
   name: string;
@@ -115,6 +140,12 @@ export type Tool<S extends v.GenericSchema = v.GenericSchema> = {
   readOnly: boolean;
   /** Only for an attended operator turn (never guests, jobs or unattended runs). */
   attendedOperatorOnly?: boolean;
+  /**
+   * A tool that acts in the chat a channel turn answers: the variant of it this channel supports, or undefined
+   * where it cannot. Such a tool is offered only in an attended channel turn (never on the CLI, in jobs or to
+   * subagents); the registry's surface asks this for each turn.
+   */
+  forChannel?: (channel: ChannelReply) => AnyTool | undefined;
   /** Longer notes for tool_help: limits and failure modes. */
   help?: string;
   timeoutMs?: number;
@@ -133,4 +164,6 @@ export function defineTool<S extends v.GenericSchema>(tool: Tool<S>): Tool<S> {
 export type DirectoryApprovals = {
   request(input: { path: string; reason: string; conversation: ConversationKey }): { token: string; expiresAt: number };
   confirm(token: string, conversation: ConversationKey): { ok: true; path: string } | { ok: false; reason: string };
+  /** The owner's "no" (/deny, the ❌ button): the request is used up without a grant. */
+  deny(token: string, conversation: ConversationKey): { ok: true; path: string } | { ok: false; reason: string };
 };

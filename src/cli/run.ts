@@ -54,6 +54,10 @@ export default defineCommand({
       void app.plugins
         .startServers()
         .catch((err) => app.log.withTag("plugins").error(`plugin servers did not start: ${(err as Error).message}`));
+      // Chat channels start beside the daemon, each with a bounded wait; one that fails is a state, not a stop.
+      void app.channels
+        .start()
+        .catch((err) => app.log.withTag("channels").error(`channels did not start: ${(err as Error).message}`));
       // The job clock; runs a killed predecessor left running are marked interrupted before anything fires.
       await app
         .jobs()

@@ -1,4 +1,5 @@
 import { setMode } from "../config/sandbox-edit.ts";
+import { sandboxStatusLines } from "../sandbox/render-status.ts";
 import type { SandboxMode, SandboxStatus } from "../sandbox/types.ts";
 import { LIVE_NOTE, localSandbox } from "./_sandbox.ts";
 import { defineCommand } from "./command.ts";
@@ -62,15 +63,8 @@ export default defineCommand({
 });
 
 function renderStatus(status: SandboxStatus & { roots_for_this_shell: string[] }): string {
-  const protection =
-    status.isolation === "none"
-      ? "path checks only (install bubblewrap for process isolation of shell commands)"
-      : `${status.isolation} isolates shell commands; path checks on every tool`;
   const lines = [
-    `sandbox: ${status.mode} mode`,
-    `protection: ${protection}`,
-    `workspace: ${status.workspaceRoot}`,
-    `granted roots: ${status.allowedRoots.length ? status.allowedRoots.join(", ") : "none"}`,
+    ...sandboxStatusLines(status),
     `roots for a request from this directory: ${status.roots_for_this_shell.join(", ")}`,
   ];
   if (status.blockedRoots.length) lines.push(`blocked roots: ${status.blockedRoots.join(", ")}`);

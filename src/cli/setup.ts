@@ -13,7 +13,7 @@ export default defineCommand({
   meta: {
     name: "setup",
     usage:
-      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --migrate-secrets",
+      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --channel telegram [--owner-user-id ID] [--bot-token-stdin] | setup --migrate-secrets",
     description: "Choose and test a provider, personalise, install the service",
     // Words reach run, which refuses them without repeating them: a stray word is most likely a pasted key.
     takesWords: true,
@@ -23,6 +23,8 @@ export default defineCommand({
       "when it drifted from what this binary writes. Asks on a terminal; with --yes (or no terminal),",
       "flags and the current config.toml answer, and a missing answer names its flag. Safe to re-run.",
       "The API key is never taken from the command line.",
+      "--channel telegram sets up the Telegram bot instead: your user id and the bot token (piped with",
+      "--bot-token-stdin, or typed without echo), tested with getMe, then enabled in config.toml.",
     ].join("\n"),
   },
   args: {
@@ -43,6 +45,16 @@ export default defineCommand({
     system: { type: "boolean", description: "the system-wide service instead of the user one (needs root)" },
     "non-interactive": { type: "boolean", description: "ask nothing; flags and config.toml answer" },
     yes: { type: "boolean", alias: "y", description: "the same as --non-interactive" },
+    channel: {
+      type: "string",
+      valueHint: "NAME",
+      description: "set up a chat channel (telegram) instead of a provider",
+    },
+    "owner-user-id": { type: "string", valueHint: "ID", description: "with --channel: your own user id on it" },
+    "bot-token-stdin": {
+      type: "boolean",
+      description: "with --channel: read the bot token from stdin (no echo on a terminal)",
+    },
     "migrate-secrets": {
       type: "boolean",
       description: 'only move plaintext secrets in config.toml to the keychain, as "@keyring"',
@@ -57,6 +69,10 @@ export default defineCommand({
     }
     const env = processEnv();
     if (args["migrate-secrets"] === true) return migrate(env);
+    if (typeof args.channel === "string") return channel(args, env);
+    if (args["owner-user-id"] !== undefined || args["bot-token-stdin"] === true) {
+      throw UsageError("setup: --owner-user-id and --bot-token-stdin go with --channel telegram");
+    }
     await runSetup(setupFlags(args), {
       env,
       paths: fermixPaths(resolveHome(env)),
@@ -66,6 +82,35 @@ export default defineCommand({
     return EXIT.ok;
   },
 });
+
+const PROVIDER_FLAGS = [
+  "provider",
+  "model",
+  "base-url",
+  "api-key-stdin",
+  "api-key-env",
+  "name",
+  "user-name",
+  "timezone",
+];
+
+/** `setup --channel telegram`: the bot token and the owner, tested, then enabled in config.toml; nothing else. */
+async function channel(args: ParsedArgs, env: Record<string, string | undefined>): Promise<number> {
+  const other = PROVIDER_FLAGS.find((flag) => args[flag] !== undefined && args[flag] !== false);
+  if (other) throw UsageError(`setup: --channel sets up only the channel; run setup without it for --${other}`);
+  const { runChannelSetup } = await import("../setup/channel-setup.ts");
+  await runChannelSetup(
+    {
+      channel: args.channel as string,
+      ownerUserId: typeof args["owner-user-id"] === "string" ? args["owner-user-id"] : undefined,
+      tokenStdin: args["bot-token-stdin"] === true,
+      skipTest: args["skip-test"] === true,
+      nonInteractive: args["non-interactive"] === true || args.yes === true,
+    },
+    { env, paths: fermixPaths(resolveHome(env)), io: await terminalIo() },
+  );
+  return EXIT.ok;
+}
 
 /** `setup --migrate-secrets`: plaintext secrets in config.toml to the keychain, nothing else. */
 async function migrate(env: Record<string, string | undefined>): Promise<number> {

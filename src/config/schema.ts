@@ -119,6 +119,23 @@ const Plugins = v.objectWithRest(
 
 const OAuthClient = v.strictObject({ client_id: v.optional(v.string()), client_secret: v.optional(SecretRef) });
 
+/**
+ * Voice notes and audio become text before a chat turn. `model` is one key shared by the backends (xai's STT
+ * takes none); the openai and xai keys override the chat provider's key, deepgram's is required.
+ */
+export const TRANSCRIPTION_BACKENDS = ["openai", "xai", "deepgram"] as const;
+const Transcription = v.strictObject({
+  backend: v.optional(v.picklist(TRANSCRIPTION_BACKENDS, 'one of "openai", "xai" or "deepgram"')),
+  model: v.optional(v.pipe(v.string(), v.minLength(1))),
+  max_file_mb: v.optional(v.pipe(v.number("a number of megabytes"), v.gtValue(0, "a number of megabytes above 0"))),
+  openai_api_key: v.optional(SecretRef),
+  xai_api_key: v.optional(SecretRef),
+  deepgram_api_key: v.optional(SecretRef),
+  /** The backend's API root, for a self-hosted compatible server (and tests); the vendor's by default. */
+  base_url: v.optional(HttpUrl),
+});
+export type TranscriptionConfig = v.InferOutput<typeof Transcription>;
+
 const Core = v.strictObject({
   profile: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9_-]+$/i, "a name of letters, digits, - or _"))),
   secret_store: v.optional(v.picklist(["keyring", "file"])),
@@ -133,6 +150,7 @@ const Core = v.strictObject({
   providers: v.optional(ProvidersSection),
   routing: v.optional(Routing),
   tools: v.optional(Tools),
+  transcription: v.optional(Transcription),
   plugins: v.optional(Plugins),
   plugin_secrets: v.optional(v.record(v.string(), SecretRef)),
   oauth: v.optional(v.record(v.string(), OAuthClient)),
@@ -171,11 +189,36 @@ const McpServer = v.strictObject({
   pass_env: v.optional(v.array(v.string())),
 });
 
+/** A platform user id: Telegram's are integers, written in TOML as an integer or a string; kept as a string. */
+const PlatformId = v.pipe(
+  v.union([v.pipe(v.number(), v.integer(), v.transform(String)), v.pipe(v.string(), v.trim(), v.minLength(1))]),
+  v.string(),
+);
+
+/** What every chat channel takes: who may talk to it, which commands guests get, how replies stream. */
+const channelBase = {
+  enabled: v.optional(v.boolean()),
+  owner_user_id: v.optional(PlatformId),
+  command_allowlist: v.optional(v.array(v.string())),
+  streaming: v.optional(v.picklist(["off", "draft", "block"])),
+  album_debounce_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))),
+};
+
+const Telegram = v.strictObject({
+  ...channelBase,
+  // Never from an environment variable: one exported token made two installs poll the same bot (409s).
+  bot_token: v.optional(SecretRef),
+  allowed_user_ids: v.optional(v.array(PlatformId)),
+  bot_name: v.optional(v.string()),
+  api_base_url: v.optional(v.pipe(v.string(), v.url("must be an absolute URL such as https://api.telegram.org"))),
+});
+export type TelegramConfig = v.InferOutput<typeof Telegram>;
+
 export const Config = v.strictObject({
   fermix_core: v.optional(Core),
   sandbox: v.optional(Sandbox),
   mcp: v.optional(v.strictObject({ servers: v.optional(v.record(v.string(), McpServer)) })),
-  // Channels arrive with their own issue; until then their blocks are accepted as opaque tables.
-  fermix_channels: v.optional(v.record(v.string(), v.record(v.string(), v.unknown()))),
+  // The other platforms' blocks stay opaque tables until their adapters arrive.
+  fermix_channels: v.optional(v.objectWithRest({ telegram: v.optional(Telegram) }, v.record(v.string(), v.unknown()))),
 });
 export type Config = v.InferOutput<typeof Config>;

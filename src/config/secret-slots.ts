@@ -21,3 +21,14 @@ export function oauthClientSecretSlot(provider: string): string {
 
 /** [fermix_core.tools.web_search] api_key (Brave). */
 export const BRAVE_KEY_SLOT = "BRAVE_API_KEY";
+
+/**
+ * A [fermix_core.transcription] key: the openai and xai ones have their own slots (they override the chat key,
+ * which keeps OPENAI_API_KEY / XAI_API_KEY); Deepgram has no chat key to collide with.
+ */
+export function transcriptionKeySlot(backend: "openai" | "xai" | "deepgram"): string {
+  return backend === "deepgram" ? "DEEPGRAM_API_KEY" : `${backend.toUpperCase()}_TRANSCRIPTION_API_KEY`;
+}
+
+/** [fermix_channels.telegram] bot_token: a keyring slot only (never an environment variable: see the adapter). */
+export const TELEGRAM_BOT_TOKEN_SLOT = "TELEGRAM_BOT_TOKEN";

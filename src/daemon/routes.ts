@@ -51,6 +51,8 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
         return Response.json(await state.app.plugins.report());
       case "POST /v1/skills/reload":
         return Response.json(reloadReport(await state.app.skills.reload()));
+      case "GET /v1/channels":
+        return Response.json({ channels: state.app.channels.status() });
       case "POST /v1/jobs/changed":
         // A one-shot CLI created or edited a job: the clock looks at the database again.
         (await state.app.jobs()).changed();

@@ -1,9 +1,11 @@
+import type { ChannelAdapter } from "../channels/channel.ts";
+import type { ChannelDeps } from "../channels/registry.ts";
 import type { Env } from "../config/env.ts";
 import type { FermixPaths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { FermixError } from "../error.ts";
 import type { Catalog } from "../plugins/catalog/load-catalog.ts";
-import type { PluginsReport, Status } from "../protocol/schemas.ts";
+import type { ChannelsReport, PluginsReport, Status } from "../protocol/schemas.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";
 
@@ -34,6 +36,10 @@ export type DoctorDeps = {
   daemonStatus: () => Promise<Status>;
   /** The running daemon's plugins with their live states (absent in tests that have no daemon). */
   daemonPlugins?: () => Promise<PluginsReport>;
+  /** The running daemon's chat channels with their states (absent: no daemon asked). */
+  daemonChannels?: () => Promise<ChannelsReport>;
+  /** The channel adapters by name (the registry's; tests hand in a test channel). */
+  channels?: Record<string, (deps: ChannelDeps) => Promise<ChannelAdapter>>;
   serviceUnitState: () => Promise<ServiceUnitState>;
   loadCatalog: () => Promise<Catalog>;
 };

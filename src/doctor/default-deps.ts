@@ -27,6 +27,7 @@ export function defaultDoctorDeps(env: Env, opts: { full: boolean }): DoctorDeps
     statfs: (path) => statfsSync(path),
     daemonStatus: () => createDaemonClient(paths.socket).status(),
     daemonPlugins: () => createDaemonClient(paths.socket).plugins(),
+    daemonChannels: () => createDaemonClient(paths.socket).channels(),
     serviceUnitState: async () => installedServiceUnit(env, process.platform, serviceBinary),
     loadCatalog: () => loadCatalog(),
   };

@@ -4,6 +4,7 @@ import { redact } from "../observability/redact.ts";
 import { validateRouting } from "../providers/routing-config.ts";
 import { fileExists } from "../runtime/files.ts";
 import { catalogCheck } from "./catalog-check.ts";
+import { channelsCheck } from "./channels-check.ts";
 import type { DoctorCheck, DoctorContext, DoctorDeps, DoctorRow } from "./check.ts";
 import { configCheck } from "./config-check.ts";
 import { daemonCheck } from "./daemon-check.ts";
@@ -22,6 +23,7 @@ export const CHECKS: readonly DoctorCheck[] = [
   serviceCheck,
   keychainCheck,
   pluginsCheck,
+  channelsCheck,
   catalogCheck,
   templatesCheck,
   diskCheck,

@@ -24,30 +24,38 @@ export function createApprovals(db: () => SqlDatabase, now: () => number = Date.
       return { token, expiresAt };
     },
 
-    confirm(token, conversation) {
-      const row = db()
-        .query("SELECT path, channel, chat, thread, expires_at, used_at FROM approvals WHERE token_hash = ?")
-        .get(hash(token.trim().toUpperCase())) as {
-        path: string;
-        channel: string;
-        chat: string;
-        thread: string;
-        expires_at: number;
-        used_at: number | null;
-      } | null;
-      if (!row) return { ok: false, reason: "no pending request has that token" };
-      if (!sameConversation(row, conversation))
-        return { ok: false, reason: "that token belongs to another conversation" };
-      if (row.used_at !== null) return { ok: false, reason: "that token was already used" };
-      if (row.expires_at < now()) return { ok: false, reason: "that token has expired; ask again" };
-      const claimed = db().run("UPDATE approvals SET used_at = ? WHERE token_hash = ? AND used_at IS NULL", [
-        now(),
-        hash(token.trim().toUpperCase()),
-      ]);
-      if (claimed.changes !== 1) return { ok: false, reason: "that token was already used" };
-      return { ok: true, path: row.path };
-    },
+    confirm: (token, conversation) => settle(token, conversation),
+    deny: (token, conversation) => settle(token, conversation),
   };
+
+  /**
+   * Confirm and deny both use the request up: checked before it is consumed (a token from another
+   * conversation, or a stale one, burns nothing), then claimed in one UPDATE so two answers cannot both win.
+   */
+  function settle(
+    token: string,
+    conversation: ConversationKey,
+  ): { ok: true; path: string } | { ok: false; reason: string } {
+    const key = hash(token.trim().toUpperCase());
+    const row = db()
+      .query("SELECT path, channel, chat, thread, expires_at, used_at FROM approvals WHERE token_hash = ?")
+      .get(key) as {
+      path: string;
+      channel: string;
+      chat: string;
+      thread: string;
+      expires_at: number;
+      used_at: number | null;
+    } | null;
+    if (!row) return { ok: false, reason: "no pending request has that token" };
+    if (!sameConversation(row, conversation))
+      return { ok: false, reason: "that token belongs to another conversation" };
+    if (row.used_at !== null) return { ok: false, reason: "that token was already used" };
+    if (row.expires_at < now()) return { ok: false, reason: "that token has expired; ask again" };
+    const claimed = db().run("UPDATE approvals SET used_at = ? WHERE token_hash = ? AND used_at IS NULL", [now(), key]);
+    if (claimed.changes !== 1) return { ok: false, reason: "that token was already used" };
+    return { ok: true, path: row.path };
+  }
 }
 
 function sameConversation(row: { channel: string; chat: string; thread: string }, c: ConversationKey): boolean {

@@ -1,8 +1,9 @@
 import type { Config } from "../config/schema.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
-import { createJobRunner, type Delivery, type JobRunnerDeps } from "./job-runner.ts";
+import { type ChannelDeliveryDeps, deliverToChannel } from "./channel-delivery.ts";
+import { createJobRunner, type JobRunnerDeps } from "./job-runner.ts";
 import { createJobStore, type JobStore } from "./job-store.ts";
-import type { DeliveryMode, Job, JobRun } from "./job-types.ts";
+import type { DeliveryMode } from "./job-types.ts";
 import { createScheduler } from "./scheduler.ts";
 
 export type JobServiceDeps = Pick<JobRunnerDeps, "turn" | "routes" | "skill" | "networkReady"> & {
@@ -14,6 +15,8 @@ export type JobServiceDeps = Pick<JobRunnerDeps, "turn" | "routes" | "skill" | "
   log: { info(msg: string): void; warn(msg: string): void };
   /** A one-shot CLI changed a job: a running daemon should look at its clock again. */
   notifyDaemon?: () => void;
+  /** The running chat channel for a platform (the daemon's), for `origin` and `channel` delivery. */
+  channel?: ChannelDeliveryDeps["channel"];
 };
 
 export type JobService = {
@@ -48,7 +51,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     networkReady: deps.networkReady,
     now: deps.now,
     log: deps.log,
-    deliver: (job, run) => deliver(job, run),
+    deliver: (job, _run, message) => deliverToChannel(job, message, { channel: deps.channel }),
   });
   const scheduler = createScheduler({
     store,
@@ -79,19 +82,5 @@ export function createJobService(deps: JobServiceDeps): JobService {
     },
     changed: () => (deps.role === "daemon" ? scheduler.changed() : deps.notifyDaemon?.()),
     runNow: (jobId) => scheduler.runNow(jobId),
-  };
-}
-
-/**
- * Where a finished run's message goes. The CLI's conversations are the only ones fermix has today: an `origin`
- * answer waits there and is shown before the next `fermix ask` in that session (store.pendingDeliveries).
- * A chat platform is named but no such channel runs: recorded as a failed delivery, with the fix.
- */
-async function deliver(job: Job, _run: JobRun): Promise<Delivery> {
-  const platform = job.deliveryMode === "origin" ? job.createdIn.channel : job.deliveryTarget?.platform;
-  if (job.deliveryMode === "origin" && platform === "cli") return { status: "pending" };
-  return {
-    status: "failed",
-    error: `no ${platform ?? "chat"} channel is running in this fermix; configure [fermix_channels.${platform ?? "<name>"}] or change the job's delivery with update_job`,
   };
 }

@@ -30,6 +30,9 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
     `INSERT INTO summaries (channel, chat, thread, covers_up_to, text, created_at)
      VALUES ($channel, $chat, $thread, $covers_up_to, $text, $created_at)`,
   );
+  const newest = db.query(
+    "SELECT MAX(id) AS id FROM messages WHERE channel = $channel AND chat = $chat AND thread = $thread",
+  );
   const where = (key: ConversationKey) => ({ channel: key.channel, chat: key.chat, thread: key.thread ?? "" });
 
   return {
@@ -60,7 +63,8 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
       const summary = latestSummary.get(where(key)) as { covers_up_to: number; text: string } | null;
       const rows = select.all({ ...where(key), after: summary?.covers_up_to ?? 0 }) as StoredRow[];
       return {
-        summary: summary?.text,
+        // An empty summary is a fresh start (/new): nothing stands in for what came before.
+        summary: summary?.text || undefined,
         rows: rows
           .map((r) => ({ id: r.id, turnId: r.turn_id, message: JSON.parse(r.content) as Message }))
           .filter((r) => hasContent(r.message)),
@@ -74,6 +78,19 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
     /** Records that `text` now stands in for every message up to `coversUpTo`; the messages stay stored. */
     saveSummary(key: ConversationKey, coversUpTo: number, text: string): void {
       insertSummary.run({ ...where(key), covers_up_to: coversUpTo, text, created_at: now() });
+    },
+
+    /**
+     * /new: the next turn starts with no history. Recorded as an empty summary covering every message so far, so
+     * the window skips them while they stay stored and searchable (recall still finds them); a later compaction
+     * folds only what came after. Returns how many messages the window set aside (0: it was already fresh).
+     */
+    startFresh(key: ConversationKey): number {
+      const upTo = (newest.get(where(key)) as { id: number | null }).id;
+      const current = this.window(key);
+      if (upTo === null || (!current.rows.length && !current.summary)) return 0;
+      this.saveSummary(key, upTo, "");
+      return current.rows.length;
     },
   };
 }

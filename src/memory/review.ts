@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import * as v from "valibot";
+import { parseModelJson } from "../agent/model-json.ts";
 import { defineError } from "../error.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { CATEGORIES, createMemoryStore, type Fact, MAX_KEY_CHARS, MAX_VALUE_CHARS } from "./memories.ts";
@@ -206,22 +207,8 @@ function describeFacts(facts: readonly Fact[], now: number): string {
   return lines.join("\n");
 }
 
-/** Models wrap JSON in prose or code fences now and then; the object itself is what is validated. */
 export function parseAnswer(text: string): { ok: true; value: ReviewAnswer } | { ok: false; error: string } {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  if (start < 0 || end < start) return { ok: false, error: "no JSON object in it" };
-  let json: unknown;
-  try {
-    json = JSON.parse(text.slice(start, end + 1));
-  } catch (err) {
-    return { ok: false, error: `invalid JSON (${(err as Error).message})` };
-  }
-  const parsed = v.safeParse(ReviewAnswer, json);
-  if (parsed.success) return { ok: true, value: parsed.output };
-  const issue = parsed.issues[0]!;
-  const path = issue.path?.map((p) => String(p.key)).join(".") || "answer";
-  return { ok: false, error: `${path}: ${issue.message}` };
+  return parseModelJson(text, ReviewAnswer);
 }
 
 function day(ms: number): string {

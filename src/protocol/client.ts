@@ -7,6 +7,7 @@ import {
   AskNotice,
   type AskRequest,
   AskText,
+  ChannelsReport,
   ErrorBody,
   Health,
   Hello,
@@ -82,6 +83,8 @@ export function createDaemonClient(socketPath: string) {
     removeJob: (id: string) => json(JobRemoved, `/v1/jobs/${encodeURIComponent(id)}`, { method: "DELETE" }),
     /** Each plugin's live state in the daemon: starting (attempt n/N), ready (n tools), quarantined (why). */
     plugins: () => json(PluginsReport, "/v1/plugins"),
+    /** Each enabled chat channel's live state: running or not, connected, last update, degraded reason. */
+    channels: () => json(ChannelsReport, "/v1/channels"),
     /** Re-applies plugin configuration now (starting quarantined servers fresh) and reports the result. */
     reloadPlugins: (opts: { devLocal?: boolean } = {}) =>
       json(PluginsReport, `/v1/plugins/reload${opts.devLocal ? "?dev_local=1" : ""}`, { method: "POST" }),

@@ -103,6 +103,24 @@ export const PluginsReport = v.object({
 });
 export type PluginsReport = v.InferOutput<typeof PluginsReport>;
 
+/** One chat channel as the daemon runs it (src/gateway/channels-runtime.ts): its state and its platform's health. */
+export const ChannelStatus = v.looseObject({
+  name: v.string(),
+  /** starting, running, refused (its config lets nobody in), failed (could not start). */
+  state: v.string(),
+  connected: v.boolean(),
+  last_update_at: v.nullable(v.string()),
+  /** Set after repeated failures: what is wrong and what to do. */
+  degraded: v.nullable(v.string()),
+  /** Why it was refused or failed. */
+  reason: v.nullable(v.string()),
+});
+export type ChannelStatus = v.InferOutput<typeof ChannelStatus>;
+
+/** `GET /v1/channels`: every enabled channel, in registry order (empty when config.toml enables none). */
+export const ChannelsReport = v.object({ channels: v.array(ChannelStatus) });
+export type ChannelsReport = v.InferOutput<typeof ChannelsReport>;
+
 /** `POST /v1/skills/reload`: what changed, as names and load errors (no skill bodies cross the socket). */
 export const SkillReloadReport = v.object({
   total: v.number(),

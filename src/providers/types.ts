@@ -18,7 +18,13 @@ export type ToolCallPart = {
  */
 export type ReasoningPart = { type: "reasoning"; wire: WireId; data: unknown };
 
-export type UserMessage = { role: "user"; content: TextPart[] };
+/**
+ * A picture for a vision model, as base64 (every wire sends base64: a data URL or a base64 source). Only the
+ * turn that received it carries the bytes; history keeps a short text placeholder instead (see image-parts.ts).
+ */
+export type ImagePart = { type: "image"; mime: string; data: string };
+
+export type UserMessage = { role: "user"; content: Array<TextPart | ImagePart> };
 export type AssistantMessage = { role: "assistant"; content: Array<TextPart | ToolCallPart | ReasoningPart> };
 export type ToolResultMessage = {
   role: "tool";

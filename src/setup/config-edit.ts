@@ -86,7 +86,8 @@ export function writeSetup(file: string, changes: SetupChanges): { changed: bool
   return { changed };
 }
 
-function setKey(text: string, table: string, key: string, value: string | boolean, file: string): string {
+/** Sets one key of a config.toml table in place (comments and layout kept); unchanged text when it already holds. */
+export function setKey(text: string, table: string, key: string, value: string | boolean, file: string): string {
   const doc = tableDoc(text, table);
   if (doc.definedElsewhere) {
     throw ConfigEditFailed(
@@ -100,14 +101,16 @@ function setKey(text: string, table: string, key: string, value: string | boolea
   return doc.setValue(key, literal, "end");
 }
 
+/** An id written as a number (owner_user_id = 42) is the same answer as "42". */
 function sameValue(literal: string, value: string | boolean): boolean {
   try {
-    return (parse(`v = ${literal}`) as { v: unknown }).v === value;
+    const parsed = (parse(`v = ${literal}`) as { v: unknown }).v;
+    return parsed === value || (typeof value === "string" && typeof parsed === "number" && String(parsed) === value);
   } catch {
     return false;
   }
 }
 
-function notApplied(file: string) {
+export function notApplied(file: string) {
   return ConfigEditFailed(`${file}: the setup edit did not take effect; the file was left unchanged.`, { file });
 }

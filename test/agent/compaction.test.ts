@@ -68,7 +68,7 @@ describe("compaction", () => {
     for (const text of ["one", "two", "three"]) await app.ask({ key, caller: operator, text });
     fake.setDefault({ kind: "text", text: "SUMMARY: counted to three" });
     const guest = await app.ask({ key, caller: { trust: "guest", local: false, attended: true }, text: "/compact" });
-    expect(guest.response).toBe("Only the owner can compact a conversation.");
+    expect(guest.response).toBe("This command requires owner permissions.");
     const owner = await app.ask({ key, caller: operator, text: "/compact" });
     expect(owner.response).toMatch(/^Compacted: \d+ earlier messages are now a summary\.$/);
   });

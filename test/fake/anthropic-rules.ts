@@ -3,6 +3,7 @@
  * bugs surface here on the real service: a `system` role inside messages, an empty text block, a
  * tool_result whose tool_use is not in the previous turn, a tool_use never answered.
  */
+import { isBase64, sniffImage, VISION_TYPES } from "./image-data.ts";
 import { isObject } from "./wire-kit.ts";
 
 type Block = Record<string, any>;
@@ -50,7 +51,7 @@ function messageProblem(messages: unknown[], i: number): string | null {
   ) {
     return "messages: text content blocks must be non-empty";
   }
-  return toolPairingProblem(messages as Record<string, any>[], i);
+  return imageProblem(blocks, i) ?? toolPairingProblem(messages as Record<string, any>[], i);
 }
 
 /** Each tool_result answers a tool_use of the turn just before; each tool_use is answered in the next turn. */
@@ -85,6 +86,39 @@ function toolPairingProblem(messages: Record<string, any>[], i: number): string 
     const missing = blocks.filter((b) => b.type === "tool_use" && !answered.has(b.id)).map((b) => b.id);
     if (missing.length > 0) {
       return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    }
+  }
+  return null;
+}
+
+/** The API's 5 MB cap on one image, measured on the base64 it receives. */
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** Image blocks: a base64 source of one of four types, at most 5 MB, whose bytes are what the type says. */
+function imageProblem(blocks: Block[], i: number): string | null {
+  for (let j = 0; j < blocks.length; j++) {
+    const block = blocks[j]!;
+    if (block.type !== "image") continue;
+    const at = `messages.${i}.content.${j}.image.source`;
+    const source = block.source;
+    if (!isObject(source)) return `${at}: Field required`;
+    if (source.type === "url") continue;
+    if (source.type !== "base64") {
+      return `${at}: Input tag '${source.type}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`;
+    }
+    if (!(VISION_TYPES as readonly string[]).includes(source.media_type)) {
+      return `${at}.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+    }
+    if (typeof source.data !== "string" || !isBase64(source.data)) {
+      return `${at}.base64.data: Input should be a valid base64 string`;
+    }
+    if (source.data.length > MAX_IMAGE_BYTES) {
+      return `${at}.base64: image exceeds 5 MB maximum: ${source.data.length} bytes > ${MAX_IMAGE_BYTES} bytes`;
+    }
+    const actual = sniffImage(source.data);
+    if (!actual) return `${at}.base64.data: Image does not match the provided media type ${source.media_type}`;
+    if (actual !== source.media_type) {
+      return `${at}.base64: The image was specified using the ${source.media_type} media type, but the image appears to be a ${actual} image`;
     }
   }
   return null;

@@ -4,7 +4,7 @@
  * in pieces or whole, where usage rides, and which conversation rules are enforced.
  */
 import { type Flavor, flavorError, missingKeyError, renderFlavorError, wrongKeyError } from "./chat-flavor-errors.ts";
-import { checkConversation, checkMessagesShape } from "./chat-rules.ts";
+import { checkConversation, checkImageParts, checkMessagesShape } from "./chat-rules.ts";
 import { type Incoming, startFakeServer } from "./fake-server.ts";
 import { openAiInvalid, openAiMalformedJson, openAiMissingParam } from "./openai-errors.ts";
 import type { FakeLlm, RenderableReply } from "./types.ts";
@@ -62,7 +62,7 @@ function validate({ rec, json, malformed }: Incoming, flavor: Flavor, apiKey: st
   if (shape) {
     return generic ? openAiInvalid(shape.message, shape.param, shape.code) : flavorError(flavor, 400, shape.message);
   }
-  return checkConversation(flavor, json.messages);
+  return checkImageParts(flavor, json.messages) ?? checkConversation(flavor, json.messages);
 }
 
 function render(reply: RenderableReply, { rec, json }: Incoming, flavor: Flavor): Response {

@@ -4,6 +4,7 @@
  * Mistral's stricter message schema.
  */
 import { type Flavor, flavorError } from "./chat-flavor-errors.ts";
+import { isBase64, openAiImageUrlProblem, parseDataUrl } from "./image-data.ts";
 import { openAiInvalid } from "./openai-errors.ts";
 import { isObject } from "./wire-kit.ts";
 
@@ -120,6 +121,42 @@ export function checkMessagesShape(messages: unknown): { message: string; param:
       param: `messages[${bad}].role`,
       code: "missing_required_parameter",
     };
+  }
+  return null;
+}
+
+/**
+ * Image parts in a content array (`{type: "image_url", image_url: {url}}`): OpenAI and the hosts relaying to
+ * vision models decode the data URL before any model sees it; Ollama takes base64 data URLs only.
+ */
+export function checkImageParts(flavor: Flavor, messages: Msg[]): Response | null {
+  for (let i = 0; i < messages.length; i++) {
+    const content = messages[i]!.content;
+    if (!Array.isArray(content)) continue;
+    for (let j = 0; j < content.length; j++) {
+      const part = content[j];
+      if (!isObject(part) || part.type !== "image_url") continue;
+      const param = `messages[${i}].content[${j}].image_url.url`;
+      // Mistral also takes the URL as a plain string.
+      const url = flavor === "mistral" && typeof part.image_url === "string" ? part.image_url : part.image_url?.url;
+      if (flavor === "ollama") {
+        const parsed = typeof url === "string" ? parseDataUrl(url) : undefined;
+        if (!parsed) {
+          return flavorError(
+            flavor,
+            400,
+            "image URLs are not currently supported, please use base64 encoded data instead",
+          );
+        }
+        if (!isBase64(parsed.data)) return flavorError(flavor, 400, "illegal base64 data at input byte 0");
+        continue;
+      }
+      const problem = openAiImageUrlProblem(url, param, `Invalid image URL: '${param}'.`);
+      if (!problem) continue;
+      return flavor === "generic"
+        ? openAiInvalid(problem.message, problem.code === "invalid_image_format" ? null : param, problem.code)
+        : flavorError(flavor, 400, problem.message);
+    }
   }
   return null;
 }

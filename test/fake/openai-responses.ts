@@ -5,6 +5,7 @@
  * accumulator checks.
  */
 import { type Incoming, startFakeServer } from "./fake-server.ts";
+import { openAiImageUrlProblem } from "./image-data.ts";
 import {
   openAiError,
   openAiInvalid,
@@ -56,9 +57,54 @@ function validate({ rec, json, malformed }: Incoming, apiKey: string | undefined
   if (malformed || !isObject(json)) return openAiMalformedJson();
   if (typeof json.model !== "string" || json.model === "") return openAiMissingParam("model");
   if (json.input === undefined) return openAiMissingParam("input");
+  if (Array.isArray(json.input)) {
+    const image = checkInputImages(json.input);
+    if (image) return image;
+  }
   if (Array.isArray(json.input) && json.previous_response_id == null) return checkToolPairing(json.input);
   return null;
 }
+
+/** input_image parts: a data URL of a real picture, and a known detail level. */
+function checkInputImages(input: unknown[]): Response | null {
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i];
+    if (!isObject(item) || !Array.isArray(item.content)) continue;
+    for (let j = 0; j < item.content.length; j++) {
+      const part = item.content[j];
+      if (!isObject(part) || part.type !== "input_image") continue;
+      const param = `input[${i}].content[${j}]`;
+      if (part.detail !== undefined && !IMAGE_DETAILS.includes(part.detail)) {
+        return openAiInvalid(
+          `Invalid value: '${part.detail}'. Supported values are: 'low', 'high', 'auto', and 'original'.`,
+          `${param}.detail`,
+          "invalid_value",
+        );
+      }
+      if (part.image_url === undefined && part.file_id === undefined) {
+        return openAiInvalid(
+          `Invalid '${param}': one of image_url or file_id must be provided.`,
+          `${param}.image_url`,
+          "missing_required_parameter",
+        );
+      }
+      const problem =
+        part.image_url === undefined
+          ? null
+          : openAiImageUrlProblem(part.image_url, `${param}.image_url`, `Invalid '${param}.image_url'.`);
+      if (problem) {
+        return openAiInvalid(
+          problem.message,
+          problem.code === "invalid_image_format" ? null : `${param}.image_url`,
+          problem.code,
+        );
+      }
+    }
+  }
+  return null;
+}
+
+const IMAGE_DETAILS: unknown[] = ["low", "high", "auto", "original"];
 
 /** Without previous_response_id the whole conversation is inline, so every call and output must pair up. */
 function checkToolPairing(input: unknown[]): Response | null {

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { APPROVAL_TTL_MS, createApprovals } from "../../src/gateway/approvals.ts";
 import { handleSlash } from "../../src/gateway/slash.ts";
 import { migrate } from "../../src/memory/db.ts";
+import { fakeSlashContext, GUEST, LOCAL_OWNER } from "../fixture/slash-context.ts";
 
 const here = { channel: "cli", chat: "s1" };
 
@@ -39,26 +40,27 @@ describe("directory approvals", () => {
     expect(approvals.confirm(token, here)).toEqual({ ok: false, reason: "that token has expired; ask again" });
   });
 
-  test("only the owner can /confirm, and the token is kept only as a hash", async () => {
-    const { db, approvals } = setup();
+  test("/deny uses the request up without a grant, in its own conversation only", () => {
+    const { approvals } = setup();
     const { token } = approvals.request({ path: "/home/u/data", reason: "csv", conversation: here });
-    const granted: string[] = [];
-    const ctx = { conversation: here, approvals, grant: async (p: string) => void granted.push(p) };
-    const guest = await handleSlash(`/confirm ${token}`, {
-      ...ctx,
-      caller: { trust: "guest", local: false, attended: true },
+    expect(approvals.deny(token, { channel: "cli", chat: "other" })).toEqual({
+      ok: false,
+      reason: "that token belongs to another conversation",
     });
-    expect(guest).toBe("Only the owner can confirm directory access.");
-    expect(granted).toEqual([]);
+    expect(approvals.deny(token, here)).toEqual({ ok: true, path: "/home/u/data" });
+    expect(approvals.confirm(token, here)).toEqual({ ok: false, reason: "that token was already used" });
+  });
+
+  test("only the owner can /confirm, and the token is kept only as a hash", async () => {
+    const { ctx, db, state } = fakeSlashContext({ conversation: here });
+    const { token } = ctx.approvals.request({ path: "/home/u/data", reason: "csv", conversation: here });
+    const guest = await handleSlash(`/confirm ${token}`, { ...ctx, caller: GUEST, commandAllowlist: ["confirm"] });
+    expect(guest).toBe("This command requires owner permissions.");
+    expect(state.roots).toEqual([]);
     expect(JSON.stringify(db.query("SELECT * FROM approvals").all())).not.toContain(token);
-    const owner = await handleSlash(`/confirm ${token}`, {
-      ...ctx,
-      caller: { trust: "operator", local: true, attended: true },
-    });
+    const owner = await handleSlash(`/confirm ${token}`, { ...ctx, caller: LOCAL_OWNER });
     expect(owner).toContain("Granted access to /home/u/data");
-    expect(granted).toEqual(["/home/u/data"]);
-    expect(
-      await handleSlash("/unknown thing", { ...ctx, caller: { trust: "operator", local: true, attended: true } }),
-    ).toBeUndefined();
+    expect(state.roots).toEqual(["/home/u/data"]);
+    expect(await handleSlash("/unknown thing", { ...ctx, caller: LOCAL_OWNER })).toBeUndefined();
   });
 });

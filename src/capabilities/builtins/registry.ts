@@ -7,7 +7,9 @@ import { gitRead, gitWrite } from "./git.ts";
 import { globSearch } from "./glob-search.ts";
 import { JOB_TOOLS } from "./job-tools.ts";
 import { MEMORY_TOOLS } from "./memory-tools.ts";
+import { react } from "./react.ts";
 import { requestDirectoryAccess } from "./request-directory-access.ts";
+import { sendAttachment } from "./send-attachment.ts";
 import { shell } from "./shell.ts";
 import { SKILL_TOOLS } from "./skill-tools.ts";
 import { subagents } from "./subagents.ts";
@@ -29,4 +31,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   subagents,
   ...SKILL_TOOLS,
   ...JOB_TOOLS,
+  // Channel turns only: the registry's surface offers them where the chat's platform supports them.
+  sendAttachment,
+  react,
 ];

@@ -142,7 +142,11 @@ function toAnthropicMessages(messages: Message[]): AnthropicMessage[] {
     if (m.role === "user")
       push(
         "user",
-        m.content.map((p) => ({ type: "text", text: p.text })),
+        m.content.map((p) =>
+          p.type === "text"
+            ? { type: "text", text: p.text }
+            : { type: "image", source: { type: "base64", media_type: p.mime, data: p.data } },
+        ),
       );
     else if (m.role === "tool") {
       push("user", [

@@ -91,7 +91,20 @@ function stopReason(finish: string | undefined, hadTools: boolean): StopReason {
 function toChatMessages(message: Message): unknown[] {
   switch (message.role) {
     case "user":
-      return [{ role: "user", content: message.content.map((p) => p.text).join("\n\n") }];
+      // Text alone keeps the plain-string shape every host accepts; pictures need the parts array.
+      if (message.content.every((p) => p.type === "text")) {
+        return [{ role: "user", content: message.content.map((p) => p.text).join("\n\n") }];
+      }
+      return [
+        {
+          role: "user",
+          content: message.content.map((p) =>
+            p.type === "text"
+              ? { type: "text", text: p.text }
+              : { type: "image_url", image_url: { url: `data:${p.mime};base64,${p.data}` } },
+          ),
+        },
+      ];
     case "tool":
       return [{ role: "tool", tool_call_id: message.toolCallId, content: message.content }];
     case "assistant": {

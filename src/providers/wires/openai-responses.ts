@@ -102,7 +102,16 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
 function toInputItems(message: Message): unknown[] {
   switch (message.role) {
     case "user":
-      return [{ role: "user", content: message.content.map((p) => ({ type: "input_text", text: p.text })) }];
+      return [
+        {
+          role: "user",
+          content: message.content.map((p) =>
+            p.type === "text"
+              ? { type: "input_text", text: p.text }
+              : { type: "input_image", image_url: `data:${p.mime};base64,${p.data}`, detail: "auto" },
+          ),
+        },
+      ];
     case "tool":
       return [{ type: "function_call_output", call_id: message.toolCallId, output: message.content }];
     case "assistant": {

@@ -1,0 +1,119 @@
+import type { ConversationKey } from "../memory/messages.ts";
+
+/*
+ * What a chat platform adapter is to the gateway. An adapter turns platform updates into InboundMessages and
+ * sends what the gateway asks it to; trust, queues, commands, media and turns are the gateway's. A new platform is
+ * one folder under src/channels/ implementing ChannelAdapter, plus one line in registry.ts.
+ */
+
+export type AttachmentKind = "image" | "audio" | "video" | "document";
+
+/** A file that came with a message. Downloaded only when the gateway wants it (after authorization). */
+export type InboundAttachment = {
+  kind: AttachmentKind;
+  mime: string;
+  /** As the platform declared it, when it did: checked against caps before anything is downloaded. */
+  size?: number;
+  filename?: string;
+  /** Voice notes, audio files and video notes are transcribed before the turn. */
+  transcribe?: boolean;
+  /** Fetches the bytes, refusing past `maxBytes` (declared or while streaming). */
+  download(maxBytes: number): Promise<Uint8Array>;
+};
+
+export type InboundMessage = {
+  /** The platform's message id (Telegram: message_id as a string; a button tap: `callback-<id>`). */
+  id: string;
+  channel: string;
+  chatId: string;
+  /** Forum topic, Slack thread: one conversation per thread. */
+  thread?: string;
+  /** Who sent it, as the platform authenticates them: the key for owner/allow-list checks. */
+  senderId: string;
+  senderName?: string;
+  text: string;
+  attachments: InboundAttachment[];
+  chatType?: "private" | "group" | "channel";
+  /** Telegram albums: parts sharing this id are coalesced into one turn. */
+  mediaGroupId?: string;
+  /** Set when the message is a button tap turned into a command (`/confirm TOKEN`): acknowledged after handling. */
+  tap?: { id: string; messageId: string };
+};
+
+/** Where a reply goes. */
+export type ChatTarget = { chatId: string; thread?: string; replyTo?: string };
+
+/** A button row under a message; `data` comes back in a tap (Telegram callback_data ≤ 64 bytes). */
+export type MessageButton = { text: string; data: string };
+
+export type OutboundText = {
+  /** Markdown as the model writes it; the adapter renders it for its platform. */
+  markdown: string;
+  buttons?: MessageButton[];
+  /** Send without a notification sound (all chunks after the first of a reply). */
+  silent?: boolean;
+};
+
+export type OutboundFile = {
+  kind: "image" | "document" | "audio" | "video" | "voice";
+  bytes: Uint8Array;
+  filename: string;
+  mime: string;
+  caption?: string;
+};
+
+export type SentMessage = { id: string };
+
+export type ChannelHealth = {
+  /** Receiving updates now. */
+  connected: boolean;
+  /** When the last update (or successful poll) arrived, epoch ms. */
+  lastUpdateAt?: number;
+  /** Set after repeated failures: what is wrong and what to do. */
+  degraded?: string;
+};
+
+export type ChannelCapabilities = {
+  /** Can edit a sent message in place (draft streaming). */
+  editMessages: boolean;
+  /** Emoji the platform accepts as reactions; undefined: no reactions. */
+  reactions?: readonly string[];
+  /** Shows the one-tap Approve/Deny buttons for directory access. */
+  approveButtons: boolean;
+  /** Largest file it sends, per kind (bytes). */
+  maxUploadBytes: number;
+  /**
+   * How much Markdown one message edited in place holds (UTF-16 units): a draft longer than this is sealed with
+   * its head and the rest follows as ordinary messages. Unset: 4,000 (the draft default).
+   */
+  draftUnits?: number;
+};
+
+export type ChannelAdapter = {
+  readonly name: string;
+  readonly capabilities: ChannelCapabilities;
+  /**
+   * Starts receiving: every update becomes `ingest(message)`. Resolves once started (never waits for the first
+   * message); keeps going, with its own backoff, until `stop()`.
+   */
+  start(ingest: (message: InboundMessage) => void): Promise<void>;
+  stop(): Promise<void>;
+  send(target: ChatTarget, text: OutboundText): Promise<SentMessage[]>;
+  /** Replaces a sent message's text (a draft), best effort. */
+  edit?(target: ChatTarget, id: string, text: OutboundText): Promise<void>;
+  delete?(target: ChatTarget, id: string): Promise<void>;
+  sendFile?(target: ChatTarget, file: OutboundFile): Promise<SentMessage>;
+  react?(target: ChatTarget, messageId: string, emoji: string): Promise<void>;
+  /** "typing…" for a few seconds; the gateway repeats it while a turn runs. */
+  typing?(target: ChatTarget): Promise<void>;
+  /** Acknowledges a button tap and removes the buttons from its message. */
+  answerTap?(tapId: string, target: ChatTarget, messageId: string): Promise<void>;
+  health(): ChannelHealth;
+  /** One live check of the credentials (doctor): a sentence on failure. */
+  check(): Promise<{ ok: true; detail: string } | { ok: false; detail: string; fix: string }>;
+};
+
+/** The conversation a message belongs to: one per (channel, chat, thread). */
+export function conversationOf(message: Pick<InboundMessage, "channel" | "chatId" | "thread">): ConversationKey {
+  return { channel: message.channel, chat: message.chatId, ...(message.thread ? { thread: message.thread } : {}) };
+}

@@ -1,0 +1,25 @@
+import type { Config } from "../config/schema.ts";
+import type { ChannelAdapter } from "./channel.ts";
+
+export type ChannelDeps = {
+  /** The channel's own [fermix_channels.<name>] table, validated. */
+  config: Record<string, unknown>;
+  /** Resolves a secret reference ("@keyring", "$ENV", plaintext) for a slot such as TELEGRAM_BOT_TOKEN. */
+  resolveSecret(ref: unknown, slot: string): string;
+  log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
+  now: () => number;
+};
+
+/**
+ * Every chat platform, one line each. Each loads only when its channel is enabled, so a daemon without channels
+ * never pays for a platform SDK.
+ */
+export const CHANNELS: Record<string, (deps: ChannelDeps) => Promise<ChannelAdapter>> = {
+  telegram: (deps) => import("./telegram/telegram-channel.ts").then((m) => m.createTelegramChannel(deps)),
+};
+
+/** The channels config.toml enables, in registry order. */
+export function enabledChannels(config: Config): string[] {
+  const blocks = (config.fermix_channels ?? {}) as Record<string, { enabled?: boolean } | undefined>;
+  return Object.keys(CHANNELS).filter((name) => blocks[name]?.enabled === true);
+}

@@ -1,0 +1,125 @@
+import type { ChannelAdapter } from "../channels/channel.ts";
+import { CHANNELS, type ChannelDeps, enabledChannels } from "../channels/registry.ts";
+import type { Config } from "../config/schema.ts";
+import { channelAccess } from "./channel-access.ts";
+import type { Gateway } from "./gateway.ts";
+
+/** How long a channel may take to start before the daemon goes on without it (it keeps trying on its own). */
+export const CHANNEL_START_WAIT_MS = 10_000;
+
+export type ChannelState = {
+  name: string;
+  /** starting → running; refused (its config lets nobody in); failed (could not start: the reason). */
+  state: "starting" | "running" | "refused" | "failed";
+  connected: boolean;
+  last_update_at: string | null;
+  degraded: string | null;
+  reason: string | null;
+};
+
+export type ChannelsRuntimeDeps = {
+  config: Config;
+  gateway: Gateway;
+  resolveSecret: ChannelDeps["resolveSecret"];
+  log: ChannelDeps["log"];
+  now: () => number;
+};
+
+/**
+ * The daemon's chat channels: each enabled one is loaded (its SDK only then), checked (who may talk to it) and
+ * started beside the others with a bounded wait, so a platform that hangs or refuses never holds up the daemon or
+ * a turn; its trouble becomes a state that `fermix channels status` and doctor show.
+ */
+export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
+  const adapters = new Map<string, ChannelAdapter>();
+  const states = new Map<string, ChannelState>();
+  const blocks = (deps.config.fermix_channels ?? {}) as Record<string, Record<string, unknown> | undefined>;
+
+  const set = (name: string, patch: Partial<ChannelState>) =>
+    states.set(name, {
+      ...(states.get(name) ?? {
+        name,
+        state: "starting",
+        connected: false,
+        last_update_at: null,
+        degraded: null,
+        reason: null,
+      }),
+      ...patch,
+    });
+
+  async function startOne(name: string): Promise<void> {
+    const block = blocks[name] ?? {};
+    const access = channelAccess(name, block as never, { streaming: "block" });
+    if (!access.ok) {
+      set(name, { state: "refused", reason: access.reason });
+      deps.log.error(`${name} channel not started: ${access.reason}`);
+      return;
+    }
+    set(name, { state: "starting" });
+    try {
+      const adapter = await CHANNELS[name]!({
+        config: block,
+        resolveSecret: deps.resolveSecret,
+        log: deps.log,
+        now: deps.now,
+      });
+      await adapter.start(deps.gateway.attach(adapter, access.access));
+      adapters.set(name, adapter);
+      set(name, { state: "running" });
+      deps.log.info(`${name} channel started`);
+    } catch (err) {
+      const reason = (err as Error)?.message ?? String(err);
+      set(name, { state: "failed", reason });
+      deps.log.error(`${name} channel did not start: ${reason}`);
+    }
+  }
+
+  return {
+    /** Starts every enabled channel; resolves when each has started, failed, or had CHANNEL_START_WAIT_MS. */
+    async start(): Promise<void> {
+      const names = enabledChannels(deps.config);
+      await Promise.all(
+        names.map((name) =>
+          Promise.race([startOne(name), new Promise<void>((resolve) => setTimeout(resolve, CHANNEL_START_WAIT_MS))]),
+        ),
+      );
+    },
+
+    async stop(): Promise<void> {
+      deps.gateway.stopAll(new Error("the daemon is stopping"));
+      await Promise.allSettled([...adapters.values()].map((a) => a.stop()));
+      adapters.clear();
+    },
+
+    /** Each enabled channel's live state. */
+    status(): ChannelState[] {
+      for (const [name, adapter] of adapters) {
+        const health = adapter.health();
+        set(name, {
+          connected: health.connected,
+          last_update_at: health.lastUpdateAt ? new Date(health.lastUpdateAt).toISOString() : null,
+          degraded: health.degraded ?? null,
+        });
+      }
+      return enabledChannels(deps.config).map(
+        (name) =>
+          states.get(name) ?? {
+            name,
+            state: "starting",
+            connected: false,
+            last_update_at: null,
+            degraded: null,
+            reason: null,
+          },
+      );
+    },
+
+    /** A running channel by name (job delivery, send_attachment). */
+    adapter(name: string): ChannelAdapter | undefined {
+      return adapters.get(name);
+    },
+  };
+}
+
+export type ChannelsRuntime = ReturnType<typeof createChannelsRuntime>;

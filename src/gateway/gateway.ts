@@ -1,0 +1,273 @@
+import type { RunProfile } from "../agent/run-profile.ts";
+import type { TurnInput, TurnResult } from "../agent/turn.ts";
+import { EMPTY_REPLY } from "../agent/turn.ts";
+import type { Caller, ChannelReply } from "../capabilities/tool.ts";
+import { type ChannelAdapter, type ChatTarget, conversationOf, type InboundMessage } from "../channels/channel.ts";
+import { FermixError } from "../error.ts";
+import { type AlbumBuffer, createAlbumBuffer } from "../media/album-buffer.ts";
+import type { ConversationKey } from "../memory/messages.ts";
+import type { Traces } from "../observability/traces.ts";
+import { CANNED, stoppedReply } from "./canned-replies.ts";
+import { type ChannelAccess, callerFor } from "./channel-access.ts";
+import { createConversationQueue } from "./conversation-queue.ts";
+import { type MediaDeps, prepareMessage, type TurnImage } from "./media.ts";
+import { createReplySink } from "./reply-sink.ts";
+import type { SlashAnswer } from "./slash.ts";
+
+/** "typing…" is repeated this often while a turn runs, for at most TYPING_MAX_MS. */
+export const TYPING_EVERY_MS = 4000;
+export const TYPING_MAX_MS = 300_000;
+const CONFIRM_LINE = /\/confirm ([A-Z0-9]{6,12})\b/;
+
+export type SlashRequest = {
+  text: string;
+  caller: Caller;
+  conversation: ConversationKey;
+  access: ChannelAccess;
+  /** Who sent it, as the platform says (/whoami). */
+  senderId: string;
+  /** Sends to this chat later, outside any reply (the result of /background work). */
+  post(text: string): Promise<void>;
+};
+
+export type GatewayDeps = {
+  /** One agent turn in its conversation (the app's ask). */
+  ask(input: TurnInput & { caller: Caller; images?: TurnImage[] }): Promise<TurnResult>;
+  /** The slash commands: a reply, or a turn to run instead (/ultra); undefined when the text is not one. */
+  slash(request: SlashRequest): Promise<SlashAnswer | undefined>;
+  /** /stop also ends background work (/background); how many tasks it stopped. */
+  stopBackground?(): number;
+  /** Records "this conversation's turn was stopped" so its orphaned message is not acted on later. */
+  markStopped?(conversation: ConversationKey, text: string): void;
+  media: MediaDeps;
+  traces?: Traces;
+  log: { info(msg: string): void; warn(msg: string): void };
+  now: () => number;
+};
+
+/**
+ * The one inbound pipeline every chat channel shares, in this order: authorize (a stranger is dropped with a log
+ * line and no reply) → media (voice transcribed, images downloaded; a failure is answered, no turn) → empty check →
+ * /stop (at ingress, never queued) → slash commands → the conversation's FIFO → the turn → the reply.
+ */
+export function createGateway(deps: GatewayDeps) {
+  const queue = createConversationQueue();
+  const albums: AlbumBuffer[] = [];
+  // Directory-access requests waiting for the owner's tap: the request re-runs once it is granted.
+  const awaiting = new Map<string, { conversation: ConversationKey; text: string; images: TurnImage[] }>();
+
+  function trace(adapter: ChannelAdapter, direction: "inbound" | "outbound", chatId: string, bytes: number) {
+    deps.traces?.write("channel_msg", {
+      channel: adapter.name,
+      direction,
+      thread_id: `${adapter.name}:${chatId}`,
+      bytes,
+    });
+  }
+
+  async function reply(adapter: ChannelAdapter, target: ChatTarget, text: string): Promise<void> {
+    try {
+      await adapter.send(target, { markdown: text });
+      trace(adapter, "outbound", target.chatId, text.length);
+    } catch (err) {
+      deps.log.warn(`${adapter.name}: could not send a reply to ${target.chatId}: ${(err as Error).message}`);
+    }
+  }
+
+  function runTurn(
+    adapter: ChannelAdapter,
+    access: ChannelAccess,
+    message: InboundMessage,
+    caller: Caller,
+    text: string,
+    images: TurnImage[],
+    runProfile?: RunProfile,
+  ): void {
+    const conversation = conversationOf(message);
+    const target: ChatTarget = { chatId: message.chatId, thread: message.thread, replyTo: message.id };
+    queue.enqueue(conversation, async (signal) => {
+      const sink = createReplySink(adapter, target, access.streaming, { log: deps.log });
+      const typing = keepTyping(adapter, target, signal);
+      try {
+        const result = await deps.ask({
+          key: conversation,
+          text,
+          caller,
+          images,
+          signal,
+          runProfile,
+          channel: channelReply(adapter, target),
+          onText: (delta) => sink.onText(delta),
+          onItemEnd: () => sink.onItemEnd(),
+          onNotice: (notice) => void sendNotice(adapter, target, conversation, notice, text, images),
+        });
+        if (signal.aborted) return void (await sink.discard());
+        // A reaction or a file alone was the whole answer: no text bubble follows it.
+        if (!result.response) return void (await sink.discard());
+        await sink.finish(result.response);
+        trace(adapter, "outbound", target.chatId, result.response.length);
+      } catch (err) {
+        await sink.discard();
+        if (signal.aborted) {
+          deps.markStopped?.(conversation, text);
+          return;
+        }
+        const code = err instanceof FermixError ? err.code : undefined;
+        if (code === "empty_completion" || (err as Error)?.message === EMPTY_REPLY) {
+          await reply(adapter, target, CANNED.emptyModelOutput);
+        } else if (err instanceof FermixError) {
+          // A provider's own sentence says what to do (a usage limit, a bad key); anything else stays generic.
+          deps.log.warn(`${adapter.name}: turn failed in ${message.chatId}: ${err.message}`);
+          await reply(adapter, target, code?.startsWith("provider_") ? err.message : CANNED.turnFailed);
+        } else {
+          deps.log.warn(`${adapter.name}: turn failed in ${message.chatId}: ${(err as Error)?.message}`);
+          await reply(adapter, target, CANNED.turnFailed);
+        }
+      } finally {
+        typing.stop();
+      }
+    });
+  }
+
+  /** An approval request: with one-tap buttons where the channel has them, the raw token line left out. */
+  async function sendNotice(
+    adapter: ChannelAdapter,
+    target: ChatTarget,
+    conversation: ConversationKey,
+    notice: string,
+    text: string,
+    images: TurnImage[],
+  ): Promise<void> {
+    const token = CONFIRM_LINE.exec(notice)?.[1];
+    if (token) awaiting.set(token, { conversation, text, images });
+    if (!token || !adapter.capabilities.approveButtons) return reply(adapter, target, notice);
+    const visible = notice
+      .split("\n")
+      .filter((line) => !CONFIRM_LINE.test(line))
+      .join("\n");
+    try {
+      await adapter.send(target, {
+        markdown: visible,
+        buttons: [
+          { text: "✅ Approve", data: `grant:${token}` },
+          { text: "❌ Deny", data: `deny:${token}` },
+        ],
+      });
+    } catch (err) {
+      deps.log.warn(`${adapter.name}: could not send an approval request: ${(err as Error).message}`);
+    }
+  }
+
+  async function ingest(adapter: ChannelAdapter, access: ChannelAccess, message: InboundMessage): Promise<void> {
+    const caller = callerFor(access, message.senderId);
+    if (!caller) {
+      deps.log.info(
+        `${adapter.name}: dropped a message from ${message.senderId}${message.senderName ? ` (${message.senderName})` : ""} in chat ${message.chatId}: not the owner or on the allow-list`,
+      );
+      return;
+    }
+    trace(adapter, "inbound", message.chatId, message.text.length);
+    const target: ChatTarget = { chatId: message.chatId, thread: message.thread, replyTo: message.id };
+    const conversation = conversationOf(message);
+    // Only the owner's tap spends the buttons; a guest's tap in a shared chat leaves them for the owner (and is
+    // refused by /confirm's owner check like a typed command).
+    if (message.tap && caller.trust === "operator") {
+      void adapter.answerTap?.(message.tap.id, target, message.tap.messageId).catch(() => {});
+    }
+    const prepared = await prepareMessage(message, deps.media);
+    if (!prepared.ok) return reply(adapter, target, prepared.reply);
+    const text = stripBotName(prepared.text.trim(), access.botName);
+    if (!text && !prepared.images.length) return reply(adapter, target, CANNED.looksEmpty);
+
+    if (/^\/stop(\s|$)/i.test(text)) {
+      if (caller.trust !== "operator") return reply(adapter, target, CANNED.ownerOnly);
+      const stopped = queue.stopAll(new FermixError("stopped", "stopped by the owner with /stop"));
+      const background = deps.stopBackground?.() ?? 0;
+      return reply(
+        adapter,
+        target,
+        stopped.turns + stopped.queued + background
+          ? stoppedReply(stopped.turns, stopped.queued, background)
+          : CANNED.noExecution,
+      );
+    }
+    if (text.startsWith("/")) {
+      const post = (later: string) => reply(adapter, { chatId: message.chatId, thread: message.thread }, later);
+      const answer = await deps.slash({ text, caller, conversation, access, senderId: message.senderId, post });
+      // /ultra: its prompt runs as this conversation's next turn, queued like any message.
+      if (typeof answer === "object") {
+        return runTurn(adapter, access, message, caller, answer.turn.text, prepared.images, answer.turn.runProfile);
+      }
+      if (answer !== undefined) {
+        await reply(adapter, target, answer);
+        // A granted directory request re-runs on its own (chat channels only; the CLI re-runs by hand).
+        const token = /^\/confirm\s+(\S+)/i.exec(text)?.[1];
+        const waiting = token ? awaiting.get(token) : undefined;
+        if (token && waiting && answer.startsWith("Granted")) {
+          awaiting.delete(token);
+          runTurn(adapter, access, message, caller, waiting.text, waiting.images);
+        }
+        return;
+      }
+    }
+    runTurn(adapter, access, message, caller, text, prepared.images);
+  }
+
+  return {
+    /** The function an adapter hands each message to. Never throws: a failure is logged. */
+    attach(adapter: ChannelAdapter, access: ChannelAccess): (message: InboundMessage) => void {
+      const handle = (message: InboundMessage) =>
+        void ingest(adapter, access, message).catch((err: unknown) =>
+          deps.log.warn(`${adapter.name}: message ${message.id} failed: ${(err as Error)?.message ?? String(err)}`),
+        );
+      // Album parts (a shared media group id) become one message before media and the queue; a stranger's parts
+      // go straight to ingest, which drops them, so they never take room in the buffer.
+      const album = createAlbumBuffer(handle, { debounceMs: access.albumDebounceMs });
+      albums.push(album);
+      return (message) =>
+        message.mediaGroupId && callerFor(access, message.senderId) ? album.push(message) : handle(message);
+    },
+    /** Turns running now, across channels. */
+    active: () => queue.active(),
+    stopAll: (reason: unknown) => {
+      for (const album of albums) album.stop();
+      return queue.stopAll(reason);
+    },
+    idle: () => queue.idle(),
+  };
+}
+
+export type Gateway = ReturnType<typeof createGateway>;
+
+/** `/help@fermix_bot` in a group is `/help`. */
+function stripBotName(text: string, botName: string | undefined): string {
+  if (!botName || !text.startsWith("/")) return text;
+  return text.replace(new RegExp(`^(/\\w+)@${botName.replace(/^@/, "")}\\b`, "i"), "$1");
+}
+
+/** What send_attachment and react act on in this turn: the chat it answers and the message it answers. */
+function channelReply(adapter: ChannelAdapter, target: ChatTarget): ChannelReply {
+  const { sendFile, react } = adapter;
+  return {
+    name: adapter.name,
+    maxUploadBytes: adapter.capabilities.maxUploadBytes,
+    reactions: adapter.capabilities.reactions,
+    ...(sendFile ? { sendFile: async (file) => void (await sendFile.call(adapter, target, file)) } : {}),
+    // No reactions list means the platform takes none.
+    ...(react && adapter.capabilities.reactions && target.replyTo
+      ? { react: (emoji: string) => react.call(adapter, target, target.replyTo!, emoji) }
+      : {}),
+  };
+}
+
+function keepTyping(adapter: ChannelAdapter, target: ChatTarget, signal: AbortSignal): { stop(): void } {
+  if (!adapter.typing) return { stop() {} };
+  const started = Date.now();
+  const send = () => void adapter.typing!(target).catch(() => {});
+  send();
+  const timer = setInterval(() => {
+    if (signal.aborted || Date.now() - started > TYPING_MAX_MS) return clearInterval(timer);
+    send();
+  }, TYPING_EVERY_MS);
+  return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,98 @@
+import type { Env } from "../../config/env.ts";
+import type { Config, SecretRef, TranscriptionConfig } from "../../config/schema.ts";
+import { transcriptionKeySlot } from "../../config/secret-slots.ts";
+import { TRANSCRIBERS } from "./backends.ts";
+import {
+  type AudioClip,
+  type TranscriptionBackend,
+  TranscriptionNotConfigured,
+  type TranscriptionTarget,
+} from "./transcription-types.ts";
+
+export const DEFAULT_MAX_FILE_MB = 20;
+
+export type TranscriberDeps = {
+  /** config.toml as it is now: a backend or key changed in setup applies to the next voice note. */
+  config: () => Config;
+  env: Env;
+  resolveSecret(ref: SecretRef, slot: string): string;
+  fetch: typeof fetch;
+  timeoutMs?: number;
+  log?: { warn(msg: string): void };
+};
+
+/** The gateway's media step: `transcribe` is absent while no backend is configured. */
+export type Transcriber = {
+  readonly transcribe?: (clip: AudioClip) => Promise<string>;
+  readonly maxAudioBytes: number;
+  readonly log?: { warn(msg: string): void };
+};
+
+/**
+ * The configured speech-to-text, from [fermix_core.transcription]: the section's presence turns it on (backend
+ * openai unless it names another). The key is resolved on the first voice note, not at boot (a "@keyring" key
+ * may mean a keyring lookup), and kept while the section stays the same.
+ */
+export function createTranscriber(deps: TranscriberDeps): Transcriber {
+  let cached: { section: TranscriptionConfig; transcribe: (clip: AudioClip) => Promise<string> } | undefined;
+  const sectionOf = (config: Config) => config.fermix_core?.transcription;
+  const forSection = (config: Config, section: TranscriptionConfig) => {
+    if (cached?.section === section) return cached.transcribe;
+    const backend = TRANSCRIBERS[section.backend ?? "openai"];
+    let target: TranscriptionTarget | undefined;
+    const transcribe = (clip: AudioClip) => {
+      target ??= {
+        baseUrl: (section.base_url ?? backend.defaultBaseUrl).replace(/\/+$/, ""),
+        apiKey: apiKeyFor(backend, config, deps),
+        model: backend.defaultModel ? (section.model ?? backend.defaultModel) : undefined,
+      };
+      return backend.transcribe(clip, target, { fetch: deps.fetch, timeoutMs: deps.timeoutMs });
+    };
+    cached = { section, transcribe };
+    return transcribe;
+  };
+  return {
+    get transcribe() {
+      const config = deps.config();
+      const section = sectionOf(config);
+      return section ? forSection(config, section) : undefined;
+    },
+    get maxAudioBytes() {
+      return Math.round((sectionOf(deps.config())?.max_file_mb ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024);
+    },
+    log: deps.log,
+  };
+}
+
+/** The backend's own key, else (openai, xai) the chat provider's API key, else its environment variable. */
+function apiKeyFor(backend: TranscriptionBackend, config: Config, deps: TranscriberDeps): string {
+  const section = config.fermix_core?.transcription ?? {};
+  const providers = config.fermix_core?.providers ?? {};
+  const own = { openai: section.openai_api_key, xai: section.xai_api_key, deepgram: section.deepgram_api_key }[
+    backend.id
+  ];
+  const resolve = (ref: SecretRef, slot: string) => {
+    try {
+      return deps.resolveSecret(ref, slot);
+    } catch (err) {
+      throw TranscriptionNotConfigured(
+        `the ${backend.label} transcription key is unavailable: ${(err as Error).message}`,
+      );
+    }
+  };
+  if (own !== undefined) return resolve(own, transcriptionKeySlot(backend.id));
+  if (backend.id === "openai") {
+    if (providers.openai?.api_key !== undefined) return resolve(providers.openai.api_key, "OPENAI_API_KEY");
+    if (deps.env.OPENAI_API_KEY) return deps.env.OPENAI_API_KEY;
+  }
+  // A Grok subscription's OAuth token does not work for /v1/stt: only a real API key does.
+  if (backend.id === "xai" && providers.xai?.auth_mode !== "oauth") {
+    if (providers.xai?.api_key !== undefined) return resolve(providers.xai.api_key, "XAI_API_KEY");
+    if (deps.env.XAI_API_KEY) return deps.env.XAI_API_KEY;
+  }
+  if (backend.id === "deepgram" && deps.env.DEEPGRAM_API_KEY) return deps.env.DEEPGRAM_API_KEY;
+  const key = `${backend.id}_api_key`;
+  throw TranscriptionNotConfigured(
+    `[fermix_core.transcription] backend = "${backend.id}" has no key: set ${key} there${backend.id === "deepgram" ? "" : ` or configure the ${backend.label} provider's api_key`} (fermix setup)`,
+  );
+}
