@@ -487,6 +487,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     });
     channelsRuntime = createChannelsRuntime({
       config,
+      env: deps.env,
       gateway,
       resolveSecret: (ref, slot) => resolveSecret(ref as SecretRef, slot, secrets),
       log: channelLog,

@@ -1,4 +1,6 @@
 import type { Config } from "../config/schema.ts";
+import type { Dedupe } from "../gateway/webhooks/dedupe.ts";
+import type { WebhookRegistry } from "../gateway/webhooks/webhook-listener.ts";
 import type { ChannelAdapter } from "./channel.ts";
 
 export type ChannelDeps = {
@@ -8,6 +10,12 @@ export type ChannelDeps = {
   resolveSecret(ref: unknown, slot: string): string;
   log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
   now: () => number;
+  /** The daemon's environment, for the platforms' documented env overlays (never a Telegram bot token). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Webhook routes on the separate loopback webhook port; it listens only once a channel registers one. */
+  webhooks: WebhookRegistry;
+  /** (channel, message id) seen in the last 24 h: a re-delivered webhook makes one turn. */
+  dedupe: Dedupe;
 };
 
 /**
@@ -22,4 +30,14 @@ export const CHANNELS: Record<string, (deps: ChannelDeps) => Promise<ChannelAdap
 export function enabledChannels(config: Config): string[] {
   const blocks = (config.fermix_channels ?? {}) as Record<string, { enabled?: boolean } | undefined>;
   return Object.keys(CHANNELS).filter((name) => blocks[name]?.enabled === true);
+}
+
+/** Deps for a one-off use of an adapter (doctor's check, setup's token test): no webhooks are served. */
+export function oneOffDeps(base: Omit<ChannelDeps, "webhooks" | "dedupe" | "env"> & Partial<ChannelDeps>): ChannelDeps {
+  return {
+    env: {},
+    webhooks: { register() {} },
+    dedupe: { first: () => true, forget() {} },
+    ...base,
+  };
 }

@@ -214,8 +214,23 @@ const Telegram = v.strictObject({
 });
 export type TelegramConfig = v.InferOutput<typeof Telegram>;
 
+const Port = v.pipe(
+  v.number(),
+  v.integer(),
+  v.minValue(1024, "must be 1024-65535"),
+  v.maxValue(65535, "must be 1024-65535"),
+);
+
 export const Config = v.strictObject({
   fermix_core: v.optional(Core),
+  fermix_web: v.optional(
+    v.strictObject({
+      /** The local setup page. */
+      port: v.optional(Port),
+      /** The chat platforms' webhooks, on their own loopback port. */
+      webhook_port: v.optional(Port),
+    }),
+  ),
   sandbox: v.optional(Sandbox),
   mcp: v.optional(v.strictObject({ servers: v.optional(v.record(v.string(), McpServer)) })),
   // The other platforms' blocks stay opaque tables until their adapters arrive.

@@ -1,5 +1,5 @@
 import type { ChannelAdapter } from "../channels/channel.ts";
-import { CHANNELS, type ChannelDeps } from "../channels/registry.ts";
+import { CHANNELS, type ChannelDeps, oneOffDeps } from "../channels/registry.ts";
 import type { SecretRef } from "../config/schema.ts";
 import { resolveSecret } from "../config/secrets.ts";
 import { channelAccess } from "../gateway/channel-access.ts";
@@ -129,7 +129,7 @@ async function daemonChannels(ctx: DoctorContext): Promise<ChannelStatus[] | und
 /** The adapter as the daemon builds it; a secret it resolves is redacted from every row. */
 function channelDeps(ctx: DoctorContext, block: Record<string, unknown>): ChannelDeps {
   const quiet = () => {};
-  return {
+  return oneOffDeps({
     config: block,
     resolveSecret: (ref, slot) => {
       const value = resolveSecret(ref as SecretRef, slot, {
@@ -144,7 +144,7 @@ function channelDeps(ctx: DoctorContext, block: Record<string, unknown>): Channe
     },
     log: { info: quiet, warn: quiet, error: quiet },
     now: ctx.now,
-  };
+  });
 }
 
 /** `promise`, or what `late()` says once `ms` have passed without an answer. */

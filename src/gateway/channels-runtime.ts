@@ -2,6 +2,12 @@ import type { ChannelAdapter } from "../channels/channel.ts";
 import { CHANNELS, type ChannelDeps, enabledChannels } from "../channels/registry.ts";
 import type { Config } from "../config/schema.ts";
 import { channelAccess } from "./channel-access.ts";
+import { createDedupe } from "./webhooks/dedupe.ts";
+import { createWebhookListener } from "./webhooks/webhook-listener.ts";
+
+/** [fermix_web] webhook_port: its own port, so a tunnel can expose the webhooks and nothing else. */
+export const DEFAULT_WEBHOOK_PORT = 4031;
+
 import type { Gateway } from "./gateway.ts";
 
 /** How long a channel may take to start before the daemon goes on without it (it keeps trying on its own). */
@@ -19,6 +25,7 @@ export type ChannelState = {
 
 export type ChannelsRuntimeDeps = {
   config: Config;
+  env: Readonly<Record<string, string | undefined>>;
   gateway: Gateway;
   resolveSecret: ChannelDeps["resolveSecret"];
   log: ChannelDeps["log"];
@@ -32,6 +39,11 @@ export type ChannelsRuntimeDeps = {
  */
 export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
   const adapters = new Map<string, ChannelAdapter>();
+  const webhooks = createWebhookListener({
+    port: deps.config.fermix_web?.webhook_port ?? DEFAULT_WEBHOOK_PORT,
+    log: deps.log,
+  });
+  const dedupe = createDedupe({ now: deps.now });
   const states = new Map<string, ChannelState>();
   const blocks = (deps.config.fermix_channels ?? {}) as Record<string, Record<string, unknown> | undefined>;
 
@@ -63,6 +75,9 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
         resolveSecret: deps.resolveSecret,
         log: deps.log,
         now: deps.now,
+        env: deps.env,
+        webhooks,
+        dedupe,
       });
       await adapter.start(deps.gateway.attach(adapter, access.access));
       adapters.set(name, adapter);
@@ -84,12 +99,14 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
           Promise.race([startOne(name), new Promise<void>((resolve) => setTimeout(resolve, CHANNEL_START_WAIT_MS))]),
         ),
       );
+      webhooks.start();
     },
 
     async stop(): Promise<void> {
       deps.gateway.stopAll(new Error("the daemon is stopping"));
       await Promise.allSettled([...adapters.values()].map((a) => a.stop()));
       adapters.clear();
+      await webhooks.stop();
     },
 
     /** Each enabled channel's live state. */
@@ -114,6 +131,9 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
           },
       );
     },
+
+    /** The webhook port's state: idle (no webhook channel), listening, or failed (port in use: the fix). */
+    webhooks: () => webhooks.state(),
 
     /** A running channel by name (job delivery, send_attachment). */
     adapter(name: string): ChannelAdapter | undefined {

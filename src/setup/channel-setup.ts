@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChannelAdapter } from "../channels/channel.ts";
-import { CHANNELS, type ChannelDeps } from "../channels/registry.ts";
+import { CHANNELS, type ChannelDeps, oneOffDeps } from "../channels/registry.ts";
 import { UsageError } from "../cli/exit.ts";
 import type { Env } from "../config/env.ts";
 import { loadConfig, parseConfig } from "../config/load.ts";
@@ -215,12 +215,14 @@ async function testToken(
   const quiet = () => {};
   let adapter: ChannelAdapter;
   try {
-    adapter = await (deps.channels ?? CHANNELS)[name]!({
-      config: block,
-      resolveSecret: (ref, slot) => resolveSecret(ref as SecretRef, slot, secrets),
-      log: { info: quiet, warn: quiet, error: quiet },
-      now: Date.now,
-    });
+    adapter = await (deps.channels ?? CHANNELS)[name]!(
+      oneOffDeps({
+        config: block,
+        resolveSecret: (ref, slot) => resolveSecret(ref as SecretRef, slot, secrets),
+        log: { info: quiet, warn: quiet, error: quiet },
+        now: Date.now,
+      }),
+    );
   } catch (err) {
     return { ok: false, detail: (err as Error)?.message ?? String(err), fix: `fermix setup --channel ${name}` };
   }

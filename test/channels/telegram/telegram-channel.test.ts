@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { InboundMessage } from "../../../src/channels/channel.ts";
+import { oneOffDeps } from "../../../src/channels/registry.ts";
 import { createTelegramChannel } from "../../../src/channels/telegram/telegram-channel.ts";
 import { FermixError } from "../../../src/error.ts";
 import {
@@ -20,18 +21,20 @@ const MB = 1024 * 1024;
 
 function channelFor(fake: FakeTelegram, config: Record<string, unknown> = {}) {
   const log = recordingLog();
-  const adapter = createTelegramChannel({
-    config: {
-      enabled: true,
-      bot_token: fake.token,
-      owner_user_id: String(OWNER),
-      api_base_url: fake.baseUrl,
-      ...config,
-    },
-    resolveSecret: (ref) => String(ref),
-    log,
-    now: () => Date.now(),
-  });
+  const adapter = createTelegramChannel(
+    oneOffDeps({
+      config: {
+        enabled: true,
+        bot_token: fake.token,
+        owner_user_id: String(OWNER),
+        api_base_url: fake.baseUrl,
+        ...config,
+      },
+      resolveSecret: (ref) => String(ref),
+      log,
+      now: () => Date.now(),
+    }),
+  );
   return { adapter, log };
 }
 

@@ -1,0 +1,86 @@
+import { type HttpServer, serveHttp } from "../../runtime/http.ts";
+
+/** One webhook route a channel serves, e.g. POST /webhook/slack. */
+export type WebhookRoute = {
+  method: "GET" | "POST";
+  path: string;
+  /**
+   * Answers one request. `rawBody` is the body exactly as it arrived: signatures are checked over it before
+   * anything is parsed.
+   */
+  handle(request: Request, rawBody: Uint8Array): Promise<Response>;
+};
+
+export type WebhookRegistry = { register(route: WebhookRoute): void };
+
+export type WebhookListenerState =
+  | { state: "idle" }
+  | { state: "listening"; port: number }
+  | { state: "failed"; port: number; reason: string };
+
+/** The earlier product's answers, for what no route handles itself. */
+export const WEBHOOK_ANSWERS = {
+  notFound: () => Response.json({ error: "Not found" }, { status: 404 }),
+  failed: () => Response.json({ error: "Webhook dispatch failed" }, { status: 500 }),
+} as const;
+
+/**
+ * The webhook routes of the channels that need them, on their own loopback port ([fermix_web] webhook_port,
+ * default 4031) — never the setup page's — so a tunnel (cloudflared, tailscale funnel, ngrok) pointed at it
+ * exposes nothing else: any other path is a 404. It listens only once a channel registered a route, and a port in
+ * use is a state for doctor and status, never a failed daemon start.
+ */
+export function createWebhookListener(opts: {
+  port: number;
+  log: { info(msg: string): void; error(msg: string): void };
+}) {
+  const routes = new Map<string, WebhookRoute>();
+  let server: HttpServer | undefined;
+  let state: WebhookListenerState = { state: "idle" };
+
+  async function handle(request: Request): Promise<Response> {
+    const route = routes.get(`${request.method} ${new URL(request.url).pathname}`);
+    if (!route) return WEBHOOK_ANSWERS.notFound();
+    try {
+      const rawBody = new Uint8Array(await request.arrayBuffer());
+      return await route.handle(request, rawBody);
+    } catch (err) {
+      opts.log.error(`webhook ${route.method} ${route.path} failed: ${(err as Error)?.message ?? String(err)}`);
+      return WEBHOOK_ANSWERS.failed();
+    }
+  }
+
+  return {
+    register(route: WebhookRoute): void {
+      routes.set(`${route.method} ${route.path}`, route);
+    },
+
+    /** Starts listening when any route is registered; resolves with the state either way. */
+    start(): WebhookListenerState {
+      if (!routes.size || server) return state;
+      try {
+        server = serveHttp({ hostname: "127.0.0.1", port: opts.port }, handle);
+        state = { state: "listening", port: server.port };
+        opts.log.info(`webhooks listening on 127.0.0.1:${server.port} (${[...routes.keys()].join(", ")})`);
+      } catch (err) {
+        const inUse = (err as { code?: string })?.code === "EADDRINUSE";
+        const reason = inUse
+          ? `port ${opts.port} on 127.0.0.1 is in use; set [fermix_web] webhook_port to a free port`
+          : ((err as Error)?.message ?? String(err));
+        state = { state: "failed", port: opts.port, reason };
+        opts.log.error(`webhooks not listening: ${reason}`);
+      }
+      return state;
+    },
+
+    async stop(): Promise<void> {
+      await server?.stop(true);
+      server = undefined;
+      state = { state: "idle" };
+    },
+
+    state: () => state,
+  };
+}
+
+export type WebhookListener = ReturnType<typeof createWebhookListener>;
