@@ -12,7 +12,7 @@ export const RETRY_TRANSIENT_MS = 250;
 export const RETRY_OTHER_MS = 5000;
 /** A 409 or a rejected token doubles from RETRY_OTHER_MS up to this: retrying fast changes nothing. */
 export const RETRY_MAX_MS = 60_000;
-/** Consecutive failures before the channel reports itself degraded (the daemon's health turns 503). */
+/** Consecutive failures before the channel reports itself degraded (shown by `fermix channels status` and doctor). */
 export const DEGRADED_AFTER = 5;
 /** How often a degraded state is logged again while it lasts. */
 export const RELOG_MS = 15 * 60_000;
