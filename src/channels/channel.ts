@@ -87,6 +87,11 @@ export type ChannelCapabilities = {
    * its head and the rest follows as ordinary messages. Unset: 4,000 (the draft default).
    */
   draftUnits?: number;
+  /**
+   * The platform has no album id (WhatsApp): pictures a sender sends in a row are coalesced by sender, and that
+   * sender's next message that is no picture hands the pending album on first instead of overtaking it.
+   */
+  albumsBySender?: boolean;
 };
 
 export type ChannelAdapter = {

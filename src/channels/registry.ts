@@ -24,6 +24,10 @@ export type ChannelDeps = {
  */
 export const CHANNELS: Record<string, (deps: ChannelDeps) => Promise<ChannelAdapter>> = {
   telegram: (deps) => import("./telegram/telegram-channel.ts").then((m) => m.createTelegramChannel(deps)),
+  discord: (deps) => import("./discord/discord-channel.ts").then((m) => m.createDiscordChannel(deps)),
+  signal: (deps) => import("./signal/signal-channel.ts").then((m) => m.createSignalChannel(deps)),
+  whatsapp: (deps) => import("./whatsapp/whatsapp-channel.ts").then((m) => m.createWhatsAppChannel(deps)),
+  slack: (deps) => import("./slack/slack-channel.ts").then((m) => m.createSlackChannel(deps)),
 };
 
 /** The channels config.toml enables, in registry order. */

@@ -4,7 +4,7 @@ import { fermixPaths, resolveHome } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { FermixError } from "../error.ts";
 import { NOT_RUNNING } from "../protocol/client.ts";
-import type { ChannelStatus } from "../protocol/schemas.ts";
+import type { ChannelStatus, WebhooksState } from "../protocol/schemas.ts";
 import { defineCommand } from "./command.ts";
 import { connectDaemon } from "./daemon-client.ts";
 import { type Paint, stdoutPaint } from "./paint.ts";
@@ -12,6 +12,9 @@ import { answerQuery } from "./query.ts";
 
 /** A channel's row: the daemon's live state joined to whether config.toml enables it. */
 export type ChannelRow = ChannelStatus & { enabled: boolean };
+
+/** What `channels status` shows: the channels, and the webhook port when a webhook channel uses it. */
+export type ChannelsView = { channels: ChannelRow[]; webhooks?: WebhooksState };
 
 export default defineCommand({
   meta: {
@@ -30,20 +33,21 @@ export default defineCommand({
         answerQuery({
           json: args.json === true,
           query: channelRows,
-          render: (channels) => renderChannels(channels),
-          toJson: (channels) => ({ channels }),
+          render: (view) => renderChannels(view.channels) + renderWebhooks(view.webhooks),
+          toJson: (view) => view,
         }),
     }),
   },
 });
 
-async function channelRows(): Promise<ChannelRow[]> {
+async function channelRows(): Promise<ChannelsView> {
   const env = processEnv();
   const config = await loadConfig(fermixPaths(resolveHome(env)).config);
   const blocks = configuredBlocks(config);
   let live: ChannelStatus[];
+  let webhooks: WebhooksState | undefined;
   try {
-    live = (await connectDaemon().client.channels()).channels;
+    ({ channels: live, webhooks } = await connectDaemon().client.channels());
   } catch (err) {
     if (err instanceof FermixError && err.code === NOT_RUNNING) throw notRunning(blocks);
     if (err instanceof FermixError && err.code === "not_found" && err.message.startsWith("no route ")) {
@@ -67,7 +71,7 @@ async function channelRows(): Promise<ChannelRow[]> {
         : null,
     });
   }
-  return rows;
+  return { channels: rows, ...(webhooks ? { webhooks } : {}) };
 }
 
 function configuredBlocks(config: Config): Array<[string, { enabled: boolean }]> {
@@ -100,6 +104,13 @@ export function renderChannels(rows: ChannelRow[], paint: Paint = stdoutPaint(),
     return cells.join("\t");
   });
   return `${lines.join("\n")}\n`;
+}
+
+/** The webhook port's line, once a webhook channel uses it: listening where, or why not and what to do. */
+export function renderWebhooks(state: WebhooksState | undefined, paint: Paint = stdoutPaint()): string {
+  if (!state || state.state === "idle") return "";
+  if (state.state === "listening") return `webhooks\t${paint.ok("listening")}\ton 127.0.0.1:${state.port}\n`;
+  return `webhooks\t${paint.fail(state.state)}\t${state.reason ?? `port ${state.port}`}\n`;
 }
 
 function ago(now: number, iso: string): string {

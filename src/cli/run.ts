@@ -42,10 +42,16 @@ export default defineCommand({
         import("../plugins/catalog/load-catalog.ts")
           .then(({ loadCatalog }) => loadCatalog())
           .catch((err) => app.log.withTag("plugins").error(`${(err as Error).message}; plugins are unavailable`));
-      // Plugin servers a SIGKILLed daemon (or one-shot ask) left running go before ours start; only groups whose
-      // leader still has the recorded identity, so a reused pid is never hit. A live fermix's record is left alone.
-      const { reapOrphanedGroups } = await import("../plugins/mcp-rail/child-groups.ts");
+      // Plugin servers and signal-cli a SIGKILLed daemon (or one-shot ask) left running go before ours start; only
+      // groups whose leader still has the recorded identity, so a reused pid is never hit. A live fermix's record is
+      // left alone.
+      const { reapOrphanedGroups, recordChildGroups } = await import("../plugins/mcp-rail/child-groups.ts");
       await reapOrphanedGroups({ dir: app.paths.children, log: app.log.withTag("plugins") });
+      // From here on every child group this daemon starts (plugin servers, signal-cli) is recorded for the next one.
+      recordChildGroups({
+        dir: app.paths.children,
+        onError: (err) => app.log.warn(`could not record a child process group: ${err.message}`),
+      });
       const daemon = await startDaemon(app);
       if (stopAsked) void daemon.stop();
       running = daemon;

@@ -13,7 +13,7 @@ export default defineCommand({
   meta: {
     name: "setup",
     usage:
-      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --channel telegram [--owner-user-id ID] [--bot-token-stdin] | setup --migrate-secrets",
+      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --channel telegram [--owner-user-id ID] [--bot-token-stdin] | setup --channel signal [--account +NUMBER] [--owner-user-id +NUMBER] [--cli-path PATH] | setup --channel whatsapp [--owner-user-id NUMBER] [--phone-number-id ID] [--secrets-stdin] | setup --channel discord [--owner-user-id ID] [--bot-token-stdin] | setup --channel slack [--mode socket|webhook] [--owner-user-id U…] [--secrets-stdin] | setup --migrate-secrets",
     description: "Choose and test a provider, personalise, install the service",
     // Words reach run, which refuses them without repeating them: a stray word is most likely a pasted key.
     takesWords: true,
@@ -25,6 +25,14 @@ export default defineCommand({
       "The API key is never taken from the command line.",
       "--channel telegram sets up the Telegram bot instead: your user id and the bot token (piped with",
       "--bot-token-stdin, or typed without echo), tested with getMe, then enabled in config.toml.",
+      "--channel signal sets up Signal through signal-cli: the account registered or linked there, your own",
+      "number, and where signal-cli is; signal-cli is asked that it has the account, then config.toml is edited.",
+      "--channel whatsapp sets up the WhatsApp Cloud API: your number, the Phone number ID, the access token and",
+      "the app secret (piped with --secrets-stdin, one a line, or typed without echo), tested with Graph.",
+      "--channel discord sets up the Discord bot: your user id and the bot token (piped with --bot-token-stdin,",
+      "or typed without echo), tested with GET /users/@me, then enabled in config.toml with the bot's id.",
+      "--channel slack sets up the Slack app: Socket Mode (or --mode webhook), your member id, the bot token and",
+      "the app-level token or signing secret (piped with --secrets-stdin, one a line), tested with auth.test.",
     ].join("\n"),
   },
   args: {
@@ -48,9 +56,30 @@ export default defineCommand({
     channel: {
       type: "string",
       valueHint: "NAME",
-      description: "set up a chat channel (telegram) instead of a provider",
+      description: "set up a chat channel (telegram, signal, whatsapp, discord, slack) instead of a provider",
     },
     "owner-user-id": { type: "string", valueHint: "ID", description: "with --channel: your own user id on it" },
+    account: {
+      type: "string",
+      valueHint: "+NUMBER",
+      description: "with --channel signal: the signal-cli account fermix answers as",
+    },
+    "cli-path": { type: "string", valueHint: "PATH", description: "with --channel signal: where signal-cli is" },
+    "phone-number-id": {
+      type: "string",
+      valueHint: "ID",
+      description: "with --channel whatsapp: the business number's Phone number ID",
+    },
+    "secrets-stdin": {
+      type: "boolean",
+      description:
+        "with --channel whatsapp or slack: read the secrets from stdin, one a line (whatsapp: the access token, then the app secret; slack: the bot token, then the app-level token or signing secret)",
+    },
+    mode: {
+      type: "string",
+      valueHint: "MODE",
+      description: "with --channel slack: socket (Socket Mode, the default) or webhook",
+    },
     "bot-token-stdin": {
       type: "boolean",
       description: "with --channel: read the bot token from stdin (no echo on a terminal)",
@@ -71,8 +100,17 @@ export default defineCommand({
     if (args["migrate-secrets"] === true) return migrate(env);
     if (typeof args.channel === "string") return channel(args, env);
     if (args["owner-user-id"] !== undefined || args["bot-token-stdin"] === true) {
-      throw UsageError("setup: --owner-user-id and --bot-token-stdin go with --channel telegram");
+      throw UsageError("setup: --owner-user-id and --bot-token-stdin go with --channel NAME");
     }
+    if (args.account !== undefined || args["cli-path"] !== undefined) {
+      throw UsageError("setup: --account and --cli-path go with --channel signal");
+    }
+    if (args["phone-number-id"] !== undefined || args["secrets-stdin"] === true) {
+      throw UsageError(
+        "setup: --phone-number-id and --secrets-stdin go with --channel whatsapp (--secrets-stdin also slack)",
+      );
+    }
+    if (args.mode !== undefined) throw UsageError("setup: --mode goes with --channel slack");
     await runSetup(setupFlags(args), {
       env,
       paths: fermixPaths(resolveHome(env)),
@@ -104,6 +142,11 @@ async function channel(args: ParsedArgs, env: Record<string, string | undefined>
       channel: args.channel as string,
       ownerUserId: typeof args["owner-user-id"] === "string" ? args["owner-user-id"] : undefined,
       tokenStdin: args["bot-token-stdin"] === true,
+      account: typeof args.account === "string" ? args.account : undefined,
+      cliPath: typeof args["cli-path"] === "string" ? args["cli-path"] : undefined,
+      phoneNumberId: typeof args["phone-number-id"] === "string" ? args["phone-number-id"] : undefined,
+      secretsStdin: args["secrets-stdin"] === true,
+      mode: typeof args.mode === "string" ? args.mode : undefined,
       skipTest: args["skip-test"] === true,
       nonInteractive: args["non-interactive"] === true || args.yes === true,
     },

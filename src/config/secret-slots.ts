@@ -32,3 +32,13 @@ export function transcriptionKeySlot(backend: "openai" | "xai" | "deepgram"): st
 
 /** [fermix_channels.telegram] bot_token: a keyring slot only (never an environment variable: see the adapter). */
 export const TELEGRAM_BOT_TOKEN_SLOT = "TELEGRAM_BOT_TOKEN";
+
+/** [fermix_channels.discord] bot_token ("@keyring"); the DISCORD_BOT_TOKEN environment variable overlays it. */
+export const DISCORD_BOT_TOKEN_SLOT = "DISCORD_BOT_TOKEN";
+
+/** [fermix_channels.slack]'s secrets ("@keyring"); SLACK_BOT_TOKEN, SLACK_APP_TOKEN, SLACK_SIGNING_SECRET overlay them. */
+export const SLACK_SECRET_SLOTS = {
+  bot_token: "SLACK_BOT_TOKEN",
+  app_token: "SLACK_APP_TOKEN",
+  signing_secret: "SLACK_SIGNING_SECRET",
+} as const;

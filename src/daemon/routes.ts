@@ -52,7 +52,10 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
       case "POST /v1/skills/reload":
         return Response.json(reloadReport(await state.app.skills.reload()));
       case "GET /v1/channels":
-        return Response.json({ channels: state.app.channels.status() });
+        return Response.json({
+          channels: state.app.channels.status(),
+          webhooks: state.app.channels.runtime()?.webhooks() ?? { state: "idle" },
+        });
       case "POST /v1/jobs/changed":
         // A one-shot CLI created or edited a job: the clock looks at the database again.
         (await state.app.jobs()).changed();

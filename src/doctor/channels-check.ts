@@ -1,9 +1,13 @@
 import type { ChannelAdapter } from "../channels/channel.ts";
+import { withEnvOverlay } from "../channels/env-overlay.ts";
 import { CHANNELS, type ChannelDeps, oneOffDeps } from "../channels/registry.ts";
 import type { SecretRef } from "../config/schema.ts";
 import { resolveSecret } from "../config/secrets.ts";
 import { channelAccess } from "../gateway/channel-access.ts";
+import { DEFAULT_WEBHOOK_PORT } from "../gateway/channels-runtime.ts";
+import type { WebhookRoute } from "../gateway/webhooks/webhook-listener.ts";
 import type { ChannelStatus, ChannelsReport } from "../protocol/schemas.ts";
+import { serveHttp } from "../runtime/http.ts";
 import { type DoctorContext, type DoctorRow, defineCheck, skippedForConfig } from "./check.ts";
 
 type Check = Awaited<ReturnType<ChannelAdapter["check"]>>;
@@ -11,7 +15,8 @@ type Check = Awaited<ReturnType<ChannelAdapter["check"]>>;
 /**
  * A row per enabled chat channel: who may talk to it, one live check of its credentials (Telegram: getMe) with
  * the adapter the daemon would load, and — when a daemon runs — the state it is in there (running, connected,
- * degraded). A `streaming = "draft"` the platform cannot show (no message edits) is a warning of its own.
+ * degraded). A `streaming = "draft"` the platform cannot show (no message edits) is a warning of its own. When an
+ * enabled channel takes webhooks, one more row says whether the webhook port listens (or, with no daemon, is free).
  * Nothing enabled, nothing to say: no row.
  */
 export const channelsCheck = defineCheck({
@@ -21,8 +26,14 @@ export const channelsCheck = defineCheck({
     const blocks = (ctx.config.fermix_channels ?? {}) as Record<string, Record<string, unknown> | undefined>;
     const enabled = Object.keys(blocks).filter((name) => blocks[name]?.enabled === true);
     if (!enabled.length) return [];
-    const live = await daemonChannels(ctx);
-    const rows = await Promise.all(enabled.map((name) => channelRows(ctx, name, blocks[name]!, live)));
+    const report = await daemonReport(ctx);
+    const routes: WebhookRoute[] = [];
+    const rows = await Promise.all(
+      enabled.map((name) =>
+        channelRows(ctx, name, withEnvOverlay(name, blocks[name]!, ctx.env), report?.channels, routes),
+      ),
+    );
+    if (routes.length) rows.push([await webhooksRow(ctx, routes, report)]);
     return rows.flat();
   },
 });
@@ -32,6 +43,7 @@ async function channelRows(
   name: string,
   block: Record<string, unknown>,
   live: ChannelStatus[] | undefined,
+  routes: WebhookRoute[],
 ): Promise<DoctorRow[]> {
   const row = (status: DoctorRow["status"], detail: string, fix?: string): DoctorRow => ({
     id: `channels.${name}`,
@@ -55,7 +67,7 @@ async function channelRows(
 
   let adapter: ChannelAdapter;
   try {
-    adapter = await factory(channelDeps(ctx, block));
+    adapter = await factory(channelDeps(ctx, block, routes));
   } catch (err) {
     return [row("fail", (err as Error)?.message ?? String(err), `fermix setup --channel ${name}`)];
   }
@@ -115,22 +127,26 @@ function daemonPart(state: ChannelStatus | undefined): { status: DoctorRow["stat
   return { status: "ok", text: `running in the daemon, connected${last}` };
 }
 
-async function daemonChannels(ctx: DoctorContext): Promise<ChannelStatus[] | undefined> {
+async function daemonReport(ctx: DoctorContext): Promise<ChannelsReport | undefined> {
   if (!ctx.daemonChannels) return undefined;
   try {
-    const report = await within<ChannelsReport | undefined>(ctx.daemonChannels(), ctx.probeTimeoutMs, () => undefined);
-    return report?.channels;
+    return await within<ChannelsReport | undefined>(ctx.daemonChannels(), ctx.probeTimeoutMs, () => undefined);
   } catch {
     // Not running (the daemon row says so), or too old to know about channels.
     return undefined;
   }
 }
 
-/** The adapter as the daemon builds it; a secret it resolves is redacted from every row. */
-function channelDeps(ctx: DoctorContext, block: Record<string, unknown>): ChannelDeps {
+/**
+ * The adapter as the daemon builds it; a secret it resolves is redacted from every row. The webhook routes it
+ * registers are collected (never served): they say a webhook channel is enabled.
+ */
+function channelDeps(ctx: DoctorContext, block: Record<string, unknown>, routes: WebhookRoute[]): ChannelDeps {
   const quiet = () => {};
   return oneOffDeps({
     config: block,
+    env: ctx.env,
+    webhooks: { register: (route) => void routes.push(route) },
     resolveSecret: (ref, slot) => {
       const value = resolveSecret(ref as SecretRef, slot, {
         env: ctx.env,
@@ -154,4 +170,62 @@ function within<T>(promise: Promise<T>, ms: number, late: () => T): Promise<T> {
     timer = setTimeout(() => resolve(late()), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The webhook port, when an enabled channel takes webhooks. With a daemon: its listener's state (a port in use is
+ * a failed row with the fix, never a failed daemon). Without one: whether the port is free for it.
+ */
+async function webhooksRow(
+  ctx: DoctorContext,
+  routes: WebhookRoute[],
+  report: ChannelsReport | undefined,
+): Promise<DoctorRow> {
+  const port = ctx.config?.fermix_web?.webhook_port ?? DEFAULT_WEBHOOK_PORT;
+  const paths = [...new Set(routes.map((r) => r.path))]
+    .map((path) => {
+      const methods = routes.filter((r) => r.path === path).map((r) => r.method);
+      return `${methods.join("+")} ${path}`;
+    })
+    .join(", ");
+  const row = (status: DoctorRow["status"], detail: string, fix?: string): DoctorRow => ({
+    id: "channels.webhooks",
+    title: "channels",
+    status,
+    detail: `webhooks: ${detail}`,
+    ...(fix ? { fix } : {}),
+  });
+  const freePort = "set [fermix_web] webhook_port to a free port in config.toml, then fermix restart";
+  const state = report?.webhooks;
+  if (state?.state === "listening") {
+    return row("ok", `listening on 127.0.0.1:${state.port} (${paths}); expose this port, and only it, to the platform`);
+  }
+  if (state?.state === "failed") return row("fail", `not listening: ${state.reason ?? `port ${state.port}`}`, freePort);
+  if (state) {
+    return row(
+      "warn",
+      "the running daemon does not listen for webhooks (config.toml changed since it started, or the channel did not start)",
+      "fermix restart",
+    );
+  }
+  if (await portFree(port)) {
+    return row("ok", `port ${port} on 127.0.0.1 is free; the daemon listens there (${paths}) when it runs`);
+  }
+  return row(
+    "fail",
+    `port ${port} on 127.0.0.1 is in use by another program, so the daemon could not listen there`,
+    freePort,
+  );
+}
+
+/** Whether a loopback port can be listened on now (opened and closed at once). */
+async function portFree(port: number): Promise<boolean> {
+  let server: ReturnType<typeof serveHttp>;
+  try {
+    server = serveHttp({ hostname: "127.0.0.1", port }, () => new Response(null, { status: 404 }));
+  } catch {
+    return false;
+  }
+  await server.stop(true);
+  return true;
 }

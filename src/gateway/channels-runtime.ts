@@ -1,4 +1,5 @@
 import type { ChannelAdapter } from "../channels/channel.ts";
+import { withEnvOverlay } from "../channels/env-overlay.ts";
 import { CHANNELS, type ChannelDeps, enabledChannels } from "../channels/registry.ts";
 import type { Config } from "../config/schema.ts";
 import { channelAccess } from "./channel-access.ts";
@@ -61,7 +62,7 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
     });
 
   async function startOne(name: string): Promise<void> {
-    const block = blocks[name] ?? {};
+    const block = withEnvOverlay(name, blocks[name] ?? {}, deps.env);
     const access = channelAccess(name, block as never, { streaming: "block" });
     if (!access.ok) {
       set(name, { state: "refused", reason: access.reason });

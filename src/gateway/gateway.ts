@@ -55,6 +55,8 @@ export function createGateway(deps: GatewayDeps) {
   const albums: AlbumBuffer[] = [];
   // Directory-access requests waiting for the owner's tap: the request re-runs once it is granted.
   const awaiting = new Map<string, { conversation: ConversationKey; text: string; images: TurnImage[] }>();
+  // The last admission of each conversation still in progress (placeInLine).
+  const admitting = new Map<string, Promise<void>>();
 
   function trace(adapter: ChannelAdapter, direction: "inbound" | "outbound", chatId: string, bytes: number) {
     deps.traces?.write("channel_msg", {
@@ -174,7 +176,49 @@ export function createGateway(deps: GatewayDeps) {
     if (message.tap && caller.trust === "operator") {
       void adapter.answerTap?.(message.tap.id, target, message.tap.messageId).catch(() => {});
     }
+    // /stop is never held behind the conversation's earlier messages.
+    const stop =
+      !message.attachments.length && /^\/stop(\s|$)/i.test(stripBotName(message.text.trim(), access.botName));
+    const place = stop
+      ? undefined
+      : placeInLine(`${conversation.channel}\u0000${conversation.chat}\u0000${conversation.thread ?? ""}`);
+    try {
+      return await admit(adapter, access, message, caller, target, conversation, place?.turn);
+    } finally {
+      place?.done();
+    }
+  }
+
+  /**
+   * Arrival order within a conversation: media is prepared in parallel, but each message is admitted (answered,
+   * or its turn queued) only after every earlier message of its conversation was, so a text sent right after a
+   * picture never overtakes it while the picture downloads.
+   */
+  function placeInLine(key: string): { turn?: Promise<void>; done(): void } {
+    const turn = admitting.get(key);
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const mine = turn ? turn.then(() => finished) : finished;
+    admitting.set(key, mine);
+    void mine.then(() => {
+      if (admitting.get(key) === mine) admitting.delete(key);
+    });
+    return { turn, done };
+  }
+
+  async function admit(
+    adapter: ChannelAdapter,
+    access: ChannelAccess,
+    message: InboundMessage,
+    caller: Caller,
+    target: ChatTarget,
+    conversation: ConversationKey,
+    turn?: Promise<void>,
+  ): Promise<void> {
     const prepared = await prepareMessage(message, deps.media);
+    if (turn) await turn;
     if (!prepared.ok) return reply(adapter, target, prepared.reply);
     const text = stripBotName(prepared.text.trim(), access.botName);
     if (!text && !prepared.images.length) return reply(adapter, target, CANNED.looksEmpty);
@@ -222,10 +266,13 @@ export function createGateway(deps: GatewayDeps) {
         );
       // Album parts (a shared media group id) become one message before media and the queue; a stranger's parts
       // go straight to ingest, which drops them, so they never take room in the buffer.
-      const album = createAlbumBuffer(handle, { debounceMs: access.albumDebounceMs });
+      const bySender = adapter.capabilities.albumsBySender === true;
+      const album = createAlbumBuffer(handle, { debounceMs: access.albumDebounceMs, flushChatFirst: bySender });
       albums.push(album);
       return (message) =>
-        message.mediaGroupId && callerFor(access, message.senderId) ? album.push(message) : handle(message);
+        (message.mediaGroupId || bySender) && callerFor(access, message.senderId)
+          ? album.push(message)
+          : handle(message);
     },
     /** Turns running now, across channels. */
     active: () => queue.active(),

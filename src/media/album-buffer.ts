@@ -16,6 +16,8 @@ export type AlbumBufferOptions = {
   maxParts?: number;
   maxKeys?: number;
   timers?: AlbumTimers;
+  /** A message without a group id first hands on the albums pending in its chat (albums keyed by sender). */
+  flushChatFirst?: boolean;
 };
 
 const realTimers: AlbumTimers = {
@@ -54,6 +56,10 @@ export function createAlbumBuffer(deliver: (message: InboundMessage) => void, op
     /** A message in: one without a group id is handed on at once; album parts wait for their siblings. */
     push(message: InboundMessage): void {
       if (!message.mediaGroupId) {
+        if (options.flushChatFirst) {
+          const chat = `${message.channel}\u0000${message.chatId}\u0000`;
+          for (const key of [...pending.keys()]) if (key.startsWith(chat)) flush(key);
+        }
         deliver(message);
         return;
       }

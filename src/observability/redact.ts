@@ -10,9 +10,12 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/gh[pousr]_[A-Za-z0-9]{20,}/g, "github"],
   [/github_pat_[A-Za-z0-9_]{20,}/g, "github"],
   [/xox[abprs]-[A-Za-z0-9-]{10,}/g, "slack"],
+  [/xapp-\d-[A-Za-z0-9-]{10,}/g, "slack"],
   [/AIza[0-9A-Za-z_-]{35}/g, "google"],
   [/ya29\.[0-9A-Za-z_-]{20,}/g, "google"],
   [/\b\d{8,10}:[A-Za-z0-9_-]{30,}/g, "telegram"],
+  // A Discord bot token: the bot's id in base64, a timestamp, an HMAC.
+  [/\b[MNO][A-Za-z0-9_-]{22,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g, "discord"],
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, "aws"],
   [/(bearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi, "bearer"],
   [/((?:x-api-key|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?![@$])[^\s"',}]{8,}/gi, "key"],

@@ -5,8 +5,7 @@ import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
 import { VERSION } from "../version.ts";
 import { pluginInputsSignature } from "./inputs-signature.ts";
-import { createChildGroupRecord } from "./mcp-rail/child-groups.ts";
-import { watchGroups } from "./mcp-rail/process-groups.ts";
+import { recordChildGroups } from "./mcp-rail/child-groups.ts";
 import { createMcpSupervisor, DISCOVERY_TIMEOUT_MS } from "./mcp-rail/supervisor.ts";
 import { createToolCache } from "./mcp-rail/tool-cache.ts";
 import { createTokenStore } from "./oauth/token-store.ts";
@@ -41,11 +40,10 @@ export function buildPluginRuntime(deps: {
     : DISCOVERY_TIMEOUT_MS;
   const toolCache = createToolCache(deps.paths.plugins.toolCache);
   // On disk, so that the daemon's next start can reap what this process leaves behind if it is SIGKILLed.
-  const record = createChildGroupRecord({
+  recordChildGroups({
     dir: deps.paths.children,
-    onError: (err) => deps.log.warn(`could not record a plugin server's process group: ${err.message}`),
+    onError: (err) => deps.log.warn(`could not record a child process group: ${err.message}`),
   });
-  watchGroups({ spawned: (pgid, command) => record.add(pgid, command), ended: (pgid) => record.remove(pgid) });
   let runtime: PluginRuntime | undefined;
   const mcp = createMcpSupervisor({
     log: deps.log.withTag("mcp"),

@@ -117,8 +117,19 @@ export const ChannelStatus = v.looseObject({
 });
 export type ChannelStatus = v.InferOutput<typeof ChannelStatus>;
 
+/**
+ * The webhook port ([fermix_web] webhook_port, src/gateway/webhooks/webhook-listener.ts): idle while no enabled
+ * channel takes webhooks, listening, or failed (the port in use: `reason` says what to do).
+ */
+export const WebhooksState = v.looseObject({
+  state: v.string(),
+  port: v.optional(v.number()),
+  reason: v.optional(v.string()),
+});
+export type WebhooksState = v.InferOutput<typeof WebhooksState>;
+
 /** `GET /v1/channels`: every enabled channel, in registry order (empty when config.toml enables none). */
-export const ChannelsReport = v.object({ channels: v.array(ChannelStatus) });
+export const ChannelsReport = v.object({ channels: v.array(ChannelStatus), webhooks: v.optional(WebhooksState) });
 export type ChannelsReport = v.InferOutput<typeof ChannelsReport>;
 
 /** `POST /v1/skills/reload`: what changed, as names and load errors (no skill bodies cross the socket). */

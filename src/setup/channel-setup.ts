@@ -23,6 +23,14 @@ export type ChannelSetupFlags = {
   tokenStdin?: boolean;
   skipTest?: boolean;
   nonInteractive?: boolean;
+  /** Signal: the signal-cli account fermix answers as, and where signal-cli is. */
+  account?: string;
+  cliPath?: string;
+  /** WhatsApp: the business number's Phone number ID; the access token then the app secret piped, one a line. */
+  phoneNumberId?: string;
+  secretsStdin?: boolean;
+  /** Slack: socket (Socket Mode, the default) or webhook; its secrets are piped with secretsStdin too. */
+  mode?: string;
 };
 
 export type ChannelSetupDeps = {
@@ -37,8 +45,8 @@ export type ChannelSetupDeps = {
   checkTimeoutMs?: number;
 };
 
-/** The channels setup can configure today: those with a bot token and an owner id. */
-export const SETUP_CHANNELS = ["telegram"] as const;
+/** The channels setup can configure today (Signal's questions are its own: signal-setup.ts). */
+export const SETUP_CHANNELS = ["telegram", "signal", "whatsapp", "discord", "slack"] as const;
 const MAX_TOKEN_BYTES = 4096;
 
 /**
@@ -52,6 +60,17 @@ export async function runChannelSetup(flags: ChannelSetupFlags, deps: ChannelSet
   const name = flags.channel.trim().toLowerCase();
   if (!(SETUP_CHANNELS as readonly string[]).includes(name)) {
     throw UsageError(`setup: --channel takes ${SETUP_CHANNELS.join(", ")} (got "${flags.channel}")`);
+  }
+  if (name === "signal") return (await import("./signal-setup.ts")).runSignalSetup(flags, deps);
+  if (name === "whatsapp") return (await import("./whatsapp-setup.ts")).runWhatsAppSetup(flags, deps);
+  if (name === "discord") return (await import("./discord-setup.ts")).runDiscordSetup(flags, deps);
+  if (name === "slack") return (await import("./slack-setup.ts")).runSlackSetup(flags, deps);
+  if (flags.mode !== undefined) throw UsageError("setup: --mode goes with --channel slack");
+  if (flags.phoneNumberId !== undefined || flags.secretsStdin) {
+    throw UsageError("setup: --phone-number-id and --secrets-stdin go with --channel whatsapp");
+  }
+  if (flags.account !== undefined || flags.cliPath !== undefined) {
+    throw UsageError("setup: --account and --cli-path go with --channel signal");
   }
   if (flags.ownerUserId !== undefined) orUsage(checkOwnerId(flags.ownerUserId), "--owner-user-id");
   const config = await loadConfig(paths.config);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { createDedupe } from "../../src/gateway/webhooks/dedupe.ts";
-import { createWebhookListener } from "../../src/gateway/webhooks/webhook-listener.ts";
+import { createWebhookListener, MAX_WEBHOOK_BODY_BYTES } from "../../src/gateway/webhooks/webhook-listener.ts";
 
 const quiet = { info() {}, error() {} };
 
@@ -48,6 +48,21 @@ describe("the webhook listener", () => {
     const failed = await fetch(`${base}/webhook/boom`);
     expect(failed.status).toBe(500);
     expect(await failed.json()).toEqual({ error: "Webhook dispatch failed" });
+    await listener.stop();
+  });
+
+  test("a body past the cap is refused unread with a 413", async () => {
+    const port = await freePort();
+    const listener = createWebhookListener({ port, log: quiet });
+    let handled = 0;
+    listener.register({ method: "POST", path: "/webhook/x", handle: async () => new Response(String(++handled)) });
+    listener.start();
+    const big = await fetch(`http://127.0.0.1:${port}/webhook/x`, {
+      method: "POST",
+      body: new Uint8Array(MAX_WEBHOOK_BODY_BYTES + 1),
+    });
+    expect([big.status, await big.json()]).toEqual([413, { error: "Payload too large" }]);
+    expect(handled).toBe(0);
     await listener.stop();
   });
 

@@ -11,6 +11,7 @@ describe("redact", () => {
     ["xoxb-1234567890-abcdefghij", "slack"],
     ["AKIAABCDEFGHIJKLMNOP", "aws"],
     ["123456789:AAH_abcdefghijklmnopqrstuvwxyz012345", "telegram"],
+    ["MTIzNDU2Nzg5MDEyMzQ1Njc4.GfakeT.fake_discord_bot_token_for_tests_only", "discord"],
   ])("%s is replaced by a %s marker", (secret, vendor) => {
     const out = redact(`before ${secret} after`);
     expect(out).not.toContain(secret);

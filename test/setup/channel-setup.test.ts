@@ -5,7 +5,7 @@ import type { ChannelAdapter } from "../../src/channels/channel.ts";
 import type { ChannelDeps } from "../../src/channels/registry.ts";
 import { fermixPaths } from "../../src/config/paths.ts";
 import { createSecretStore } from "../../src/config/secret-store.ts";
-import { type ChannelSetupFlags, runChannelSetup } from "../../src/setup/channel-setup.ts";
+import { type ChannelSetupFlags, runChannelSetup, SETUP_CHANNELS } from "../../src/setup/channel-setup.ts";
 import type { SetupIo } from "../../src/setup/prompt.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { tempHome } from "../fixture/home.ts";
@@ -123,7 +123,9 @@ describe("fermix setup --channel telegram", () => {
       expect(err.code).toBe("usage");
       return err.message as string;
     };
-    expect(await bad({ channel: "carrier_pigeon" })).toBe('setup: --channel takes telegram (got "carrier_pigeon")');
+    expect(await bad({ channel: "carrier_pigeon" })).toBe(
+      `setup: --channel takes ${SETUP_CHANNELS.join(", ")} (got "carrier_pigeon")`,
+    );
     expect(await bad({ ownerUserId: "@ada" })).toStartWith('setup: --owner-user-id: "@ada" is not a Telegram user id');
     expect(await bad({ tokenStdin: true, ownerUserId: "1" }, `bot${TOKEN}`)).toBe(
       'setup: --bot-token-stdin: the bot token starts with "bot": paste the BotFather token without a bot prefix',

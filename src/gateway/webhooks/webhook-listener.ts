@@ -1,3 +1,4 @@
+import { readCapped } from "../../net/read-capped.ts";
 import { type HttpServer, serveHttp } from "../../runtime/http.ts";
 
 /** One webhook route a channel serves, e.g. POST /webhook/slack. */
@@ -22,7 +23,14 @@ export type WebhookListenerState =
 export const WEBHOOK_ANSWERS = {
   notFound: () => Response.json({ error: "Not found" }, { status: 404 }),
   failed: () => Response.json({ error: "Webhook dispatch failed" }, { status: 500 }),
+  tooLarge: () => Response.json({ error: "Payload too large" }, { status: 413 }),
 } as const;
+
+/**
+ * The platforms' deliveries are a few KB (a batch of WhatsApp messages, a Slack event); the port faces the internet
+ * through a tunnel, so a body past this is refused unread rather than held in memory.
+ */
+export const MAX_WEBHOOK_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * The webhook routes of the channels that need them, on their own loopback port ([fermix_web] webhook_port,
@@ -42,7 +50,8 @@ export function createWebhookListener(opts: {
     const route = routes.get(`${request.method} ${new URL(request.url).pathname}`);
     if (!route) return WEBHOOK_ANSWERS.notFound();
     try {
-      const rawBody = new Uint8Array(await request.arrayBuffer());
+      const { body: rawBody, truncated } = await readCapped(new Response(request.body), MAX_WEBHOOK_BODY_BYTES);
+      if (truncated) return WEBHOOK_ANSWERS.tooLarge();
       return await route.handle(request, rawBody);
     } catch (err) {
       opts.log.error(`webhook ${route.method} ${route.path} failed: ${(err as Error)?.message ?? String(err)}`);

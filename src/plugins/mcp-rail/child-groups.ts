@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { writePrivateFileAtomically } from "../../fs/write-private-file.ts";
 import type { Log } from "../../observability/log.ts";
 import { spawnSync } from "../../runtime/processes.ts";
+import { watchGroups } from "./process-groups.ts";
 
 /** Between checks while waiting for signalled processes to go. */
 const POLL_MS = 20;
@@ -180,6 +181,21 @@ export function createChildGroupRecord(deps: {
       write();
     },
   };
+}
+
+let processRecord: ChildGroupRecorder | undefined;
+
+/**
+ * Records every process group this process starts, in `dir`, from the first caller on: plugin servers and the
+ * daemon's signal-cli both start children, and a second recorder would overwrite the first one's file.
+ */
+export function recordChildGroups(deps: { dir: string; onError?: (err: Error) => void }): ChildGroupRecorder {
+  if (!processRecord) {
+    const record = createChildGroupRecord(deps);
+    watchGroups({ spawned: (pgid, command) => record.add(pgid, command), ended: (pgid) => record.remove(pgid) });
+    processRecord = record;
+  }
+  return processRecord;
 }
 
 export type ReapReport = {
