@@ -1,15 +1,18 @@
 import { DEFAULT_CLI_PATH, findSignalCli, INSTALL_HINT, listAccounts } from "../channels/signal/signal-cli-command.ts";
 import { UsageError } from "../cli/exit.ts";
-import { loadConfig } from "../config/load.ts";
-import { editConfigText } from "../config/sandbox-edit.ts";
-import type { Config } from "../config/schema.ts";
 import { FermixError } from "../error.ts";
+import {
+  askAnswer,
+  configLine,
+  openChannelSetup,
+  refuseFlags,
+  report,
+  writeChannelKeys,
+} from "./_channel-setup-flow.ts";
 import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup.ts";
-import { setKey } from "./config-edit.ts";
-import { createPrompter, type Prompter } from "./prompt.ts";
-import { type Checked, orUsage } from "./validate.ts";
+import type { Prompter } from "./prompt.ts";
+import type { Checked } from "./validate.ts";
 
-const TABLE = "fermix_channels.signal";
 const LINK_HINT =
   "register a number for fermix in signal-cli (signal-cli -a +NUMBER register, then verify CODE) or link signal-cli to an account on another phone (signal-cli link -n fermix, and scan the sgnl:// QR code with Signal → Settings → Linked devices)";
 
@@ -21,10 +24,8 @@ const LINK_HINT =
  */
 export async function runSignalSetup(flags: ChannelSetupFlags, deps: ChannelSetupDeps): Promise<void> {
   const { paths, io, env } = deps;
-  if (flags.tokenStdin) throw UsageError("setup: Signal has no bot token; --bot-token-stdin goes with telegram");
-  const config = await loadConfig(paths.config);
-  const block = ((config.fermix_channels ?? {}) as Record<string, Record<string, unknown> | undefined>).signal ?? {};
-  const ask = io.isTTY && !flags.nonInteractive ? createPrompter(io) : undefined;
+  refuseFlags(flags, [[["tokenStdin"], "setup: Signal has no bot token; --bot-token-stdin goes with telegram"]]);
+  const { block, ask } = await openChannelSetup("signal", flags, deps);
   if (ask) {
     await io.write(
       "fermix setup --channel signal: fermix speaks for a Signal account through signal-cli — use a number of its own, not yours — and answers your own number as the owner.\n",
@@ -47,20 +48,20 @@ export async function runSignalSetup(flags: ChannelSetupFlags, deps: ChannelSetu
     throw new FermixError("setup_probe_failed", `${local.detail}\nnothing was written; fix that, or pass --skip-test`);
   }
   const registered = local?.ok ? local.accounts : undefined;
-  const account = await addressAnswer({
-    given: flags.account,
-    flag: "--account",
-    current: (block.account as string | undefined) ?? (registered?.length === 1 ? registered[0] : undefined),
-    question: `The account fermix answers as, as signal-cli has it${registered?.length ? ` (${registered.join(", ")})` : ""}`,
+  const account = await addressAnswer(
+    "--account",
+    flags.account,
+    (block.account as string | undefined) ?? (registered?.length === 1 ? registered[0] : undefined),
+    `The account fermix answers as, as signal-cli has it${registered?.length ? ` (${registered.join(", ")})` : ""}`,
     ask,
-  });
-  const owner = await addressAnswer({
-    given: flags.ownerUserId,
-    flag: "--owner-user-id",
-    current: block.owner_user_id as string | undefined,
-    question: "Your own Signal number (messages from it run as the owner)",
+  );
+  const owner = await addressAnswer(
+    "--owner-user-id",
+    flags.ownerUserId,
+    block.owner_user_id,
+    "Your own Signal number (messages from it run as the owner)",
     ask,
-  });
+  );
   if (owner === account) {
     throw UsageError(
       "setup: the owner and the account are the same number; fermix ignores what an account sends itself (sync messages). Give fermix a number of its own and message it from yours",
@@ -75,30 +76,20 @@ export async function runSignalSetup(flags: ChannelSetupFlags, deps: ChannelSetu
     );
   } else await io.write(`ok: signal-cli at ${found} has the account ${account}\n`);
 
-  const changes: SignalChanges = { account, owner, ...(cliPath !== DEFAULT_CLI_PATH ? { cliPath } : {}) };
-  const { changed } = editConfigText(
-    paths.config,
-    TABLE,
-    (text) => {
-      const edited = applySignal(text, changes, paths.config);
-      return edited === text ? null : edited;
+  const changed = writeChannelKeys(
+    "signal",
+    {
+      enabled: true,
+      account,
+      owner_user_id: owner,
+      cli_path: cliPath !== DEFAULT_CLI_PATH ? cliPath : undefined,
     },
-    (c) => signalApplied(c, changes),
+    paths.config,
   );
-  await io.write(
-    [
-      "",
-      changed
-        ? `config: updated ${paths.config} ([fermix_channels.signal] enabled, account ${account}, owner ${owner})`
-        : `config: ${paths.config} already holds these answers; unchanged`,
-      "",
-      "Next:",
-      "  fermix restart            (the daemon starts signal-cli when it starts)",
-      "  fermix channels status",
-      `  then message ${account} from your phone`,
-      "",
-    ].join("\n"),
-  );
+  await report(deps, [configLine(changed, paths.config, "signal", `enabled, account ${account}, owner ${owner}`)], [], {
+    restart: "the daemon starts signal-cli when it starts",
+    firstMessage: `message ${account} from your phone`,
+  });
 }
 
 /** A Signal address as signal-cli writes them: +<country code><number>, or an account's UUID. */
@@ -135,42 +126,13 @@ async function cliPathAnswer(
   }
 }
 
-async function addressAnswer(q: {
-  given: string | undefined;
-  flag: string;
-  current: string | undefined;
-  question: string;
-  ask: Prompter | undefined;
-}): Promise<string> {
-  if (q.given !== undefined) return orUsage(checkSignalAddress(q.given), q.flag);
-  if (q.ask) {
-    for (;;) {
-      const typed = (await q.ask.line(`${q.question}${q.current ? ` [${q.current}]` : ""}: `)).trim();
-      const checked = checkSignalAddress(typed || q.current || "");
-      if (checked.ok) return checked.value;
-      await q.ask.say(`${checked.error}\n`);
-    }
-  }
-  if (q.current) return orUsage(checkSignalAddress(q.current), q.flag);
-  throw UsageError(`setup: give ${q.flag} +NUMBER (${q.question.toLowerCase()})`);
-}
-
-type SignalChanges = { account: string; owner: string; cliPath?: string };
-
-function applySignal(text: string, changes: SignalChanges, file: string): string {
-  let out = setKey(text, TABLE, "enabled", true, file);
-  out = setKey(out, TABLE, "account", changes.account, file);
-  out = setKey(out, TABLE, "owner_user_id", changes.owner, file);
-  if (changes.cliPath !== undefined) out = setKey(out, TABLE, "cli_path", changes.cliPath, file);
-  return out;
-}
-
-function signalApplied(config: Config, changes: SignalChanges): boolean {
-  const block = config.fermix_channels?.signal;
-  return (
-    block?.enabled === true &&
-    block.account === changes.account &&
-    block.owner_user_id === changes.owner &&
-    (changes.cliPath === undefined || block.cli_path === changes.cliPath)
-  );
+function addressAnswer(
+  flag: string,
+  given: string | undefined,
+  current: unknown,
+  question: string,
+  ask: Prompter | undefined,
+): Promise<string> {
+  const missing = `setup: give ${flag} +NUMBER (${question.toLowerCase()})`;
+  return askAnswer({ given, flag, current, question, check: checkSignalAddress, missing, recheck: true }, ask);
 }
