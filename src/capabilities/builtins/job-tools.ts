@@ -87,7 +87,7 @@ const json = (value: unknown) => JSON.stringify(value);
 export const scheduleJob = defineTool({
   name: "schedule_job",
   deferrable: true,
-  description: "Create a scheduled job: a task the agent runs later on its own, once or on a recurring schedule.",
+  description: "Schedule a task to run later on its own: once, every N minutes/hours/days, or cron.",
   policy: "job_write",
   readOnly: false,
   parameters: jobArgs("schedule_job", {
@@ -172,8 +172,7 @@ export const scheduleJob = defineTool({
 export const updateJob = defineTool({
   name: "update_job",
   deferrable: true,
-  description:
-    "Edit a scheduled job in place: task, schedule, timezone, description, skill, route pin, tools or delivery.",
+  description: "Edit a scheduled job: task, schedule, timezone, skill, route pin, tools or delivery.",
   policy: "job_write",
   readOnly: false,
   parameters: jobArgs(
@@ -283,7 +282,7 @@ export const updateJob = defineTool({
 export const listJobs = defineTool({
   name: "list_jobs",
   deferrable: true,
-  description: "List scheduled jobs with their task, schedule, state, next run, route pin and delivery.",
+  description: "List scheduled jobs: task, schedule, state, next run, delivery.",
   policy: "job_read",
   readOnly: true,
   parameters: jobArgs("list_jobs", { state: v.optional(v.picklist(JOB_STATES)) }),
@@ -295,7 +294,7 @@ export const listJobs = defineTool({
 export const pauseJob = defineTool({
   name: "pause_job",
   deferrable: true,
-  description: "Pause a scheduled job: it stops running on its schedule until resume_job.",
+  description: "Pause a scheduled job until resume_job.",
   policy: "job_write",
   readOnly: false,
   parameters: JobIdOnly("pause_job"),
@@ -311,8 +310,7 @@ export const pauseJob = defineTool({
 export const resumeJob = defineTool({
   name: "resume_job",
   deferrable: true,
-  description:
-    "Resume a paused job, or a disabled one whose schedule update_job has fixed; the next run counts from now.",
+  description: "Resume a paused (or fixed disabled) job; its next run counts from now.",
   policy: "job_write",
   readOnly: false,
   parameters: JobIdOnly("resume_job"),
@@ -328,7 +326,7 @@ export const resumeJob = defineTool({
 export const removeJob = defineTool({
   name: "remove_job",
   deferrable: true,
-  description: "Delete a scheduled job and its run history (refused while a run is in progress).",
+  description: "Delete a scheduled job and its runs (not while one is running).",
   policy: "job_write",
   readOnly: false,
   parameters: JobIdOnly("remove_job"),
@@ -340,7 +338,7 @@ export const removeJob = defineTool({
 export const runJobNow = defineTool({
   name: "run_job_now",
   deferrable: true,
-  description: "Run a scheduled job once now, out of band, to test it or answer an on-demand request.",
+  description: "Run a scheduled job once now, out of band (trigger manual).",
   policy: "job_write",
   readOnly: false,
   // A one-shot CLI waits for the run, which keeps its own wall clock (timeout_seconds); this only backs it up.
@@ -364,7 +362,7 @@ export const runJobNow = defineTool({
 export const listJobRuns = defineTool({
   name: "list_job_runs",
   deferrable: true,
-  description: "A job's run history, newest first: status, trigger, timing, answer or error.",
+  description: "A job's runs, newest first: status, trigger, timing, answer or error.",
   policy: "job_read",
   readOnly: true,
   parameters: jobArgs("list_job_runs", {
@@ -382,7 +380,7 @@ export const listJobRuns = defineTool({
 export const getJobRun = defineTool({
   name: "get_job_run",
   deferrable: true,
-  description: "One run in full: the task and config it ran with, its prompt, token usage, answer and error.",
+  description: "One job run in full: task and config as run, prompt, tokens, answer, error.",
   policy: "job_read",
   readOnly: true,
   parameters: jobArgs("get_job_run", { run_id: RunId }),
