@@ -41,7 +41,7 @@ export async function oauthCommand(
 }
 
 /** The system's browser launcher; a failure only means the person opens the printed URL themselves. */
-function openBrowser(url: string): void {
+export function openBrowser(url: string): void {
   const command = process.platform === "darwin" ? "open" : "xdg-open";
   if (!which(command)) return;
   try {

@@ -52,9 +52,13 @@ export default defineCommand({
         dir: app.paths.children,
         onError: (err) => app.log.warn(`could not record a child process group: ${err.message}`),
       });
-      const daemon = await startDaemon(app);
+      // The setup page's listener, beside the socket: a port in use is a state (doctor, status), never a failed start.
+      const { createDaemonWeb } = await import("../web/daemon-web.ts");
+      const web = await createDaemonWeb(app, env);
+      const daemon = await startDaemon(app, { web: () => web?.state() ?? { state: "disabled" } });
       if (stopAsked) void daemon.stop();
       running = daemon;
+      web?.start();
       if (app.plugins.enabled()) void checkCatalog();
       // In the background: a server that never answers must not hold up the daemon or any turn.
       void app.plugins
@@ -72,6 +76,7 @@ export default defineCommand({
       // The one line a supervisor or a script waits for, whether or not log lines go to stderr.
       if (!logToStderr) await writeStderr(`fermix: listening on ${app.paths.socket} (pid ${process.pid})\n`);
       await daemon.stopped;
+      await web?.stop();
       return EXIT.ok;
     } catch (err) {
       return reportError(err);

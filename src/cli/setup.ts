@@ -13,7 +13,7 @@ export default defineCommand({
   meta: {
     name: "setup",
     usage:
-      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --channel telegram [--owner-user-id ID] [--bot-token-stdin] | setup --channel signal [--account +NUMBER] [--owner-user-id +NUMBER] [--cli-path PATH] | setup --channel whatsapp [--owner-user-id NUMBER] [--phone-number-id ID] [--secrets-stdin] | setup --channel discord [--owner-user-id ID] [--bot-token-stdin] | setup --channel slack [--mode socket|webhook] [--owner-user-id U…] [--secrets-stdin] | setup --migrate-secrets",
+      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --channel telegram [--owner-user-id ID] [--bot-token-stdin] | setup --channel signal [--account +NUMBER] [--owner-user-id +NUMBER] [--cli-path PATH] | setup --channel whatsapp [--owner-user-id NUMBER] [--phone-number-id ID] [--secrets-stdin] | setup --channel discord [--owner-user-id ID] [--bot-token-stdin] | setup --channel slack [--mode socket|webhook] [--owner-user-id U…] [--secrets-stdin] | setup --migrate-secrets | setup --web [--no-browser] | setup --rotate-token",
     description: "Choose and test a provider, personalise, install the service",
     // Words reach run, which refuses them without repeating them: a stray word is most likely a pasted key.
     takesWords: true,
@@ -84,6 +84,12 @@ export default defineCommand({
       type: "boolean",
       description: "with --channel: read the bot token from stdin (no echo on a terminal)",
     },
+    web: { type: "boolean", description: "open the local setup page: mints a one-time launch link (15 min)" },
+    browser: {
+      type: "boolean",
+      description: "with --web: open the browser (the default; --no-browser prints the link)",
+    },
+    "rotate-token": { type: "boolean", description: "replace the setup page's token: every browser is logged out" },
     "migrate-secrets": {
       type: "boolean",
       description: 'only move plaintext secrets in config.toml to the keychain, as "@keyring"',
@@ -98,6 +104,8 @@ export default defineCommand({
     }
     const env = processEnv();
     if (args["migrate-secrets"] === true) return migrate(env);
+    if (args["rotate-token"] === true) return (await import("./_setup-web.ts")).rotateWebToken(env);
+    if (args.web === true) return (await import("./_setup-web.ts")).setupWeb(env, { browser: args.browser !== false });
     if (typeof args.channel === "string") return channel(args, env);
     if (args["owner-user-id"] !== undefined || args["bot-token-stdin"] === true) {
       throw UsageError("setup: --owner-user-id and --bot-token-stdin go with --channel NAME");

@@ -308,8 +308,10 @@ export const Config = v.strictObject({
   fermix_core: v.optional(Core),
   fermix_web: v.optional(
     v.strictObject({
-      /** The local setup page. */
+      /** The local setup page, on 127.0.0.1 only. */
       port: v.optional(Port),
+      /** Whether the daemon serves the setup page (default true). */
+      enabled: v.optional(v.boolean()),
       /** The chat platforms' webhooks, on their own loopback port. */
       webhook_port: v.optional(Port),
     }),

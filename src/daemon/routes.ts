@@ -13,6 +13,7 @@ import {
 } from "../protocol/schemas.ts";
 import { reloadReport } from "../skills/report.ts";
 import { VERSION } from "../version.ts";
+import type { WebState } from "../web/server.ts";
 import { errorResponse, serialise, toFermixError } from "./http-errors.ts";
 import { handleJobRoute } from "./job-routes.ts";
 
@@ -22,6 +23,8 @@ export type DaemonState = {
   /** Turns in flight, aborted when the daemon shuts down. */
   turns: Set<AbortController>;
   requestShutdown(): void;
+  /** The setup page's listener (absent: this daemon serves none). */
+  web?: () => WebState;
 };
 
 /** Routes `/v1/...`. Every body that arrives is validated with the shared protocol schemas. */
@@ -121,6 +124,7 @@ function status(state: DaemonState): Status {
     primary_provider: primary,
     fallback_providers: fallbacks,
     active_turns: state.turns.size,
+    ...(state.web ? { web: state.web() } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from "node:fs";
 import type { App } from "../app.ts";
 import { removeQuietly } from "../fs/lock-files.ts";
 import { type HttpServer, serveHttp, unixFetch } from "../runtime/http.ts";
+import type { WebState } from "../web/server.ts";
 import { claimInstance } from "./instance.ts";
 import { type DaemonState, handle } from "./routes.ts";
 
@@ -18,7 +19,7 @@ export type RunningDaemon = {
  * Serves the app on `$FERMIX_HOME/daemon.sock`: HTTP/1.1 over a unix socket that only its owner can
  * open (socket 0600 in a 0700 directory).
  */
-export async function startDaemon(app: App): Promise<RunningDaemon> {
+export async function startDaemon(app: App, opts: { web?: () => WebState } = {}): Promise<RunningDaemon> {
   const { paths } = app;
   mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   chmodSync(paths.home, 0o700);
@@ -34,6 +35,7 @@ export async function startDaemon(app: App): Promise<RunningDaemon> {
     startedAt: Date.now(),
     turns: new Set(),
     requestShutdown: () => void stop(),
+    ...(opts.web ? { web: opts.web } : {}),
   };
 
   // The runtime creates the socket with the process umask; set it first so there is no window where it is wider.

@@ -219,7 +219,7 @@ async function webhooksRow(
 }
 
 /** Whether a loopback port can be listened on now (opened and closed at once). */
-async function portFree(port: number): Promise<boolean> {
+export async function portFree(port: number): Promise<boolean> {
   let server: ReturnType<typeof serveHttp>;
   try {
     server = serveHttp({ hostname: "127.0.0.1", port }, () => new Response(null, { status: 404 }));

@@ -14,6 +14,7 @@ import { pluginsCheck } from "./plugins-check.ts";
 import { providersCheck } from "./providers-check.ts";
 import { serviceCheck } from "./service-check.ts";
 import { templatesCheck } from "./templates-check.ts";
+import { webCheck } from "./web-check.ts";
 
 /** In the order they print. Adding a check is one file and one line here. */
 export const CHECKS: readonly DoctorCheck[] = [
@@ -24,6 +25,7 @@ export const CHECKS: readonly DoctorCheck[] = [
   keychainCheck,
   pluginsCheck,
   channelsCheck,
+  webCheck,
   catalogCheck,
   templatesCheck,
   diskCheck,

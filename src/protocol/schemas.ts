@@ -70,6 +70,8 @@ export const Status = v.object({
   primary_provider: v.nullable(v.string()),
   fallback_providers: v.array(v.string()),
   active_turns: v.number(),
+  /** The setup page ([fermix_web], src/web/server.ts): disabled, listening on 127.0.0.1, or failed with the reason. */
+  web: v.optional(v.looseObject({ state: v.string(), port: v.optional(v.number()), reason: v.optional(v.string()) })),
 });
 export type Status = v.InferOutput<typeof Status>;
 

@@ -70,6 +70,7 @@ describe("fermix doctor", () => {
       "service",
       "keychain",
       "plugins",
+      "web",
       "catalog",
       "templates",
       "disk",

@@ -32,11 +32,12 @@ describe("runDoctor", () => {
       ["service", "ok"],
       ["keychain", "ok"],
       ["plugins", "ok"],
+      ["web", "ok"],
       ["catalog", "ok"],
       ["templates", "ok"],
       ["disk", "ok"],
     ]);
-    expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 9, warn: 1, fail: 0 } });
+    expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 10, warn: 1, fail: 0 } });
     const text = renderReport(report, PLAIN)
       .replaceAll(api.baseUrl, "FAKE")
       .replace(/\(\d+ plugins\)/, "(N plugins)");
@@ -49,11 +50,12 @@ describe("runDoctor", () => {
       ok   service    installed at ~/fermix.service, up to date
       ok   keychain   secrets are kept in the file store, ~/h/secrets (0700); no OS keyring: secret-tool is not installed
       ok   plugins    none enabled
+      ok   web        port 4030 on 127.0.0.1 is free; the daemon serves the page there (loopback only) when it runs
       ok   catalog    the embedded plugin catalog's signature verifies (N plugins)
       ok   templates  no seed record (seeded before fermix kept one, or not yet)
       ok   disk       10.0 GiB free for ~/h
 
-      9 ok, 1 warning, 0 failures
+      10 ok, 1 warning, 0 failures
       "
     `);
     expect(JSON.stringify(report)).not.toContain(KEY);

@@ -1,5 +1,5 @@
+import { createLoopbackListener, type ListenerState } from "../../net/loopback-listener.ts";
 import { readCapped } from "../../net/read-capped.ts";
-import { type HttpServer, serveHttp } from "../../runtime/http.ts";
 
 /** One webhook route a channel serves, e.g. POST /webhook/slack. */
 export type WebhookRoute = {
@@ -14,10 +14,7 @@ export type WebhookRoute = {
 
 export type WebhookRegistry = { register(route: WebhookRoute): void };
 
-export type WebhookListenerState =
-  | { state: "idle" }
-  | { state: "listening"; port: number }
-  | { state: "failed"; port: number; reason: string };
+export type WebhookListenerState = ListenerState;
 
 /** The earlier product's answers, for what no route handles itself. */
 export const WEBHOOK_ANSWERS = {
@@ -43,8 +40,6 @@ export function createWebhookListener(opts: {
   log: { info(msg: string): void; error(msg: string): void };
 }) {
   const routes = new Map<string, WebhookRoute>();
-  let server: HttpServer | undefined;
-  let state: WebhookListenerState = { state: "idle" };
 
   async function handle(request: Request): Promise<Response> {
     const route = routes.get(`${request.method} ${new URL(request.url).pathname}`);
@@ -59,6 +54,15 @@ export function createWebhookListener(opts: {
     }
   }
 
+  const listener = createLoopbackListener({
+    port: opts.port,
+    portKey: "[fermix_web] webhook_port",
+    label: "webhooks",
+    describe: () => ` (${[...routes.keys()].join(", ")})`,
+    handler: handle,
+    log: opts.log,
+  });
+
   return {
     register(route: WebhookRoute): void {
       routes.set(`${route.method} ${route.path}`, route);
@@ -66,29 +70,11 @@ export function createWebhookListener(opts: {
 
     /** Starts listening when any route is registered; resolves with the state either way. */
     start(): WebhookListenerState {
-      if (!routes.size || server) return state;
-      try {
-        server = serveHttp({ hostname: "127.0.0.1", port: opts.port }, handle);
-        state = { state: "listening", port: server.port };
-        opts.log.info(`webhooks listening on 127.0.0.1:${server.port} (${[...routes.keys()].join(", ")})`);
-      } catch (err) {
-        const inUse = (err as { code?: string })?.code === "EADDRINUSE";
-        const reason = inUse
-          ? `port ${opts.port} on 127.0.0.1 is in use; set [fermix_web] webhook_port to a free port`
-          : ((err as Error)?.message ?? String(err));
-        state = { state: "failed", port: opts.port, reason };
-        opts.log.error(`webhooks not listening: ${reason}`);
-      }
-      return state;
+      return routes.size ? listener.start() : listener.state();
     },
 
-    async stop(): Promise<void> {
-      await server?.stop(true);
-      server = undefined;
-      state = { state: "idle" };
-    },
-
-    state: () => state,
+    stop: () => listener.stop(),
+    state: () => listener.state(),
   };
 }
 

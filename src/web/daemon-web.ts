@@ -1,0 +1,46 @@
+import type { App } from "../app.ts";
+import type { Env } from "../config/env.ts";
+import type { RunSummary, WebDeps } from "./page.ts";
+import { createWebServer, DEFAULT_WEB_PORT, type WebServer } from "./server.ts";
+
+/**
+ * The setup page as the daemon runs it: the pages read the daemon's own status over its socket (what `fermix status`
+ * shows), doctor's rows as `fermix doctor` makes them, and the job store. Undefined when [fermix_web] enabled = false.
+ */
+export async function createDaemonWeb(app: App, env: Env): Promise<WebServer | undefined> {
+  const web = app.config.fermix_web;
+  if (web?.enabled === false) return undefined;
+  const deps: WebDeps = {
+    status: async () => {
+      const { createDaemonClient } = await import("../protocol/client.ts");
+      return createDaemonClient(app.paths.socket).status();
+    },
+    doctor: async () => {
+      const [{ runDoctor }, { defaultDoctorDeps }] = await Promise.all([
+        import("../doctor/run-doctor.ts"),
+        import("../doctor/default-deps.ts"),
+      ]);
+      return runDoctor(defaultDoctorDeps(env, { full: false }));
+    },
+    recentRuns: async (limit) => {
+      const { store } = await app.jobs();
+      const runs: RunSummary[] = store.list().flatMap((job) =>
+        store.runs(job.id, { limit }).map((run) => ({
+          job: job.name,
+          runId: run.id,
+          status: run.status,
+          at: run.claimedAt,
+          error: run.error,
+        })),
+      );
+      return runs.sort((a, b) => b.at - a.at).slice(0, limit);
+    },
+  };
+  return createWebServer({
+    port: web?.port ?? DEFAULT_WEB_PORT,
+    paths: app.paths.web,
+    deps,
+    now: Date.now,
+    log: app.log.withTag("web"),
+  });
+}

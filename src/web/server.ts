@@ -1,0 +1,150 @@
+import type { FermixPaths } from "../config/paths.ts";
+import { createLoopbackListener } from "../net/loopback-listener.ts";
+import { readCapped } from "../net/read-capped.ts";
+import {
+  AUTH_REQUIRED,
+  clearedSessionCookie,
+  createSessionStore,
+  csrfValid,
+  hostAllowed,
+  isStateChanging,
+  originAllowed,
+  refuse,
+  type Session,
+  sessionCookie,
+  withSecurityHeaders,
+} from "./gates.ts";
+import { layout, STYLESHEET } from "./html.ts";
+import { consumeLaunchToken, currentFingerprint } from "./launch-token.ts";
+import type { Page, WebDeps } from "./page.ts";
+import { PAGES } from "./pages.ts";
+
+/** [fermix_web] port: the setup page's, never the webhooks' (4031). */
+export const DEFAULT_WEB_PORT = 4030;
+
+/** The forms are a few fields; anything past this is refused unread. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+export type WebState =
+  | { state: "disabled" }
+  | { state: "idle" }
+  | { state: "listening"; port: number }
+  | { state: "failed"; port: number; reason: string };
+
+export type WebServerOptions = {
+  port: number;
+  paths: FermixPaths["web"];
+  deps: WebDeps;
+  now: () => number;
+  log: { info(msg: string): void; error(msg: string): void };
+  pages?: readonly Page[];
+};
+
+/**
+ * The local setup site, in the daemon, on 127.0.0.1 only (never 0.0.0.0): every request passes the Host gate, a
+ * state-changing one the Origin gate before any routing, then the session cookie and, for a form, its token. The one
+ * way in is a launch link minted by `fermix setup --web`, exchanged once for the session cookie. A port in use is a
+ * state for doctor, never a failed daemon start.
+ */
+export function createWebServer(opts: WebServerOptions) {
+  const sessions = createSessionStore({ now: opts.now });
+  const pages = opts.pages ?? PAGES;
+  const nav = pages.map(({ path, title }) => ({ path, title }));
+  const listener = createLoopbackListener({
+    port: opts.port,
+    portKey: "[fermix_web] port",
+    label: "web setup page",
+    describe: () => " (loopback only)",
+    handler: (request) => guarded(request),
+    log: opts.log,
+  });
+
+  async function handle(request: Request): Promise<Response> {
+    const current = listener.state();
+    const port = current.state === "listening" ? current.port : opts.port;
+    if (!hostAllowed(request.headers.get("host"), port)) return refuse(403, "unknown host\n");
+    // CSRF, before routing: no other site's POST reaches any path, the launch exchange and logout included.
+    if (isStateChanging(request.method) && !originAllowed(request.headers, port)) {
+      return refuse(403, "cross-origin request refused\n");
+    }
+    const url = new URL(request.url);
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    if (method === "GET" && url.pathname === "/style.css") {
+      return new Response(STYLESHEET, { headers: { "content-type": "text/css; charset=utf-8" } });
+    }
+    if (method === "GET" && url.pathname === "/setup" && url.searchParams.has("t")) {
+      return exchange(url.searchParams.get("t") ?? "");
+    }
+    const session = sessions.find(request.headers.get("cookie"), currentFingerprint(opts.paths));
+    if (!session) return refuse(403, AUTH_REQUIRED);
+    if (isStateChanging(method)) {
+      const form = await readForm(request);
+      if (!form || !csrfValid(session, form.get("csrf"))) {
+        return refuse(403, "the form's token is missing or stale; reload the page and try again\n");
+      }
+      return post(url.pathname, session);
+    }
+    if (method !== "GET") return refuse(405, "method not allowed\n");
+    // The configuration pages arrive under /setup; until then a bare /setup is the home page.
+    if (url.pathname === "/setup") return redirect("/");
+    const page = pages.find((p) => p.path === url.pathname);
+    if (!page) return refuse(404, "not found\n");
+    const body = await page.render(opts.deps);
+    const text = layout({ title: page.title, nav, current: page.path, session, body });
+    return new Response(text, { headers: { "content-type": "text/html; charset=utf-8" } });
+  }
+
+  /** The launch token for a session cookie, once; the token's URL is left behind by a redirect to a plain path. */
+  function exchange(token: string): Response {
+    const fingerprint = consumeLaunchToken(opts.paths, token, opts.now());
+    if (!fingerprint)
+      return refuse(403, `this launch link is used, expired or from an older setup token\n${AUTH_REQUIRED}`);
+    const session = sessions.create(fingerprint);
+    opts.log.info("web: a browser session started from a launch link");
+    return redirect("/", { "set-cookie": sessionCookie(session.id) });
+  }
+
+  function post(path: string, session: Session): Response {
+    if (path === "/logout") {
+      sessions.delete(session.id);
+      return new Response("logged out; run `fermix setup --web` to open the page again\n", {
+        headers: { "content-type": "text/plain; charset=utf-8", "set-cookie": clearedSessionCookie() },
+      });
+    }
+    return refuse(404, "not found\n");
+  }
+
+  async function guarded(request: Request): Promise<Response> {
+    try {
+      return withSecurityHeaders(await handle(request));
+    } catch (err) {
+      // The path only: a query may hold a launch token, which never reaches a log.
+      const path = new URL(request.url).pathname;
+      opts.log.error(`web: ${request.method} ${path} failed: ${(err as Error)?.message ?? String(err)}`);
+      return withSecurityHeaders(refuse(500, "the page failed; see fermix.log\n"));
+    }
+  }
+
+  return {
+    /** Listens on 127.0.0.1; a failure (the port in use) is the returned state, never a throw. */
+    start: (): WebState => listener.start(),
+    stop: () => listener.stop(),
+    state: (): WebState => listener.state(),
+    /** For tests: how many browser sessions the daemon holds. */
+    sessionCount: () => sessions.size(),
+  };
+}
+
+export type WebServer = ReturnType<typeof createWebServer>;
+
+function redirect(location: string, headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 303, headers: { location, ...headers } });
+}
+
+async function readForm(request: Request): Promise<URLSearchParams | undefined> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.startsWith("application/x-www-form-urlencoded")) return undefined;
+  const { body, truncated } = await readCapped(new Response(request.body), MAX_FORM_BYTES);
+  if (truncated) return undefined;
+  return new URLSearchParams(new TextDecoder().decode(body));
+}
