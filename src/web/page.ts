@@ -13,8 +13,22 @@ export type WebDeps = {
   recentRuns(limit: number): Promise<RunSummary[]>;
 };
 
-/** One page of the setup site: its path, its nav title, and its body (the frame is html.ts's layout). */
-export type Page = { path: string; title: string; render(deps: WebDeps): Promise<Html> };
+/** What a page's form post leads to: back to a page with a notice (post/redirect/get), or an error on the page. */
+export type FormOutcome = { ok: true; notice: string; redirect?: string } | { ok: false; error: string };
+
+/** What a page renders with: the session's form token for its forms, and the notice or error of the last post. */
+export type RenderContext = { csrf: string; notice?: string; error?: string; query: URLSearchParams };
+
+/**
+ * One page of the setup site: its path, its nav title, its body (the frame is html.ts's layout), and, for a page
+ * with forms, what a POST to its path does. Every form carries `csrf` (the server checks it before `submit`).
+ */
+export type Page = {
+  path: string;
+  title: string;
+  render(deps: WebDeps, ctx: RenderContext): Promise<Html>;
+  submit?(form: URLSearchParams, deps: WebDeps): Promise<FormOutcome>;
+};
 
 export function definePage(page: Page): Page {
   return page;

@@ -82,6 +82,8 @@ export function createWebServer(opts: WebServerOptions) {
       if (!form || !csrfValid(session, form.get("csrf"))) {
         return refuse(403, "the form's token is missing or stale; reload the page and try again\n");
       }
+      const target = pages.find((p) => p.path === url.pathname && p.submit);
+      if (target) return submit(target, form, session);
       return post(url.pathname, session);
     }
     if (method !== "GET") return refuse(405, "method not allowed\n");
@@ -89,7 +91,12 @@ export function createWebServer(opts: WebServerOptions) {
     if (url.pathname === "/setup") return redirect("/");
     const page = pages.find((p) => p.path === url.pathname);
     if (!page) return refuse(404, "not found\n");
-    const body = await page.render(opts.deps);
+    const body = await page.render(opts.deps, {
+      csrf: session.csrf,
+      notice: url.searchParams.get("notice") ?? undefined,
+      error: url.searchParams.get("error") ?? undefined,
+      query: url.searchParams,
+    });
     const text = layout({ title: page.title, nav, current: page.path, session, body });
     return new Response(text, { headers: { "content-type": "text/html; charset=utf-8" } });
   }
@@ -102,6 +109,14 @@ export function createWebServer(opts: WebServerOptions) {
     const session = sessions.create(fingerprint);
     opts.log.info("web: a browser session started from a launch link");
     return redirect("/", { "set-cookie": sessionCookie(session.id) });
+  }
+
+  /** A page's form: post, then redirect to a GET (the notice or the error in the query), so reloads never repost. */
+  async function submit(page: Page, form: URLSearchParams, _session: Session): Promise<Response> {
+    const outcome = await page.submit!(form, opts.deps);
+    const to = new URL(outcome.ok ? (outcome.redirect ?? page.path) : page.path, "http://127.0.0.1");
+    to.searchParams.set(outcome.ok ? "notice" : "error", outcome.ok ? outcome.notice : outcome.error);
+    return redirect(`${to.pathname}${to.search}`);
   }
 
   function post(path: string, session: Session): Response {
