@@ -4,6 +4,7 @@ import type { Config, ProviderBlock } from "../config/schema.ts";
 import { providerKeySlot } from "../config/secret-slots.ts";
 import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "../providers/descriptors.ts";
+import type { Effort } from "../providers/types.ts";
 import type { Prompter } from "./prompt.ts";
 import {
   type Checked,
@@ -27,6 +28,8 @@ export type SetupFlags = {
   apiKeyStdin?: boolean;
   apiKeyEnv?: string;
   skipTest?: boolean;
+  /** reasoning_effort for an effort-capable provider (the web page offers only what the model accepts). */
+  effort?: Effort;
   name?: string;
   userName?: string;
   timezone?: string;

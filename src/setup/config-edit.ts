@@ -14,6 +14,7 @@ export type SetupChanges = {
   provider: string;
   model: string;
   baseUrl?: string;
+  reasoningEffort?: string;
   /** A key was just stored: point the provider's api_key at it. */
   keyring: boolean;
   agentName: string;
@@ -38,6 +39,8 @@ export function applySetup(text: string, changes: SetupChanges, file: string): s
   out = setKey(out, table, "primary", true, file);
   out = setKey(out, table, "default_model", changes.model, file);
   if (changes.baseUrl !== undefined) out = setKey(out, table, "base_url", changes.baseUrl, file);
+  if (changes.reasoningEffort !== undefined)
+    out = setKey(out, table, "reasoning_effort", changes.reasoningEffort, file);
   if (changes.keyring) out = setKey(out, table, "api_key", "@keyring", file);
   out = setKey(out, "fermix_core.agent", "name", changes.agentName, file);
   if (changes.userName !== undefined)
@@ -58,6 +61,7 @@ export function setupApplied(config: Config, changes: SetupChanges): boolean {
     block.primary === true &&
     block.default_model === changes.model &&
     (changes.baseUrl === undefined || block.base_url === changes.baseUrl) &&
+    (changes.reasoningEffort === undefined || block.reasoning_effort === changes.reasoningEffort) &&
     (!changes.keyring || block.api_key === "@keyring") &&
     core?.agent?.name === changes.agentName &&
     (changes.userName === undefined || core?.personalization?.user_name === changes.userName) &&

@@ -78,6 +78,7 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void
     provider: answers.provider.id,
     model: answers.model,
     baseUrl: answers.baseUrl,
+    reasoningEffort: flags.effort,
     keyring: answers.newKey !== undefined,
     agentName: answers.agentName,
     userName: answers.userName,

@@ -1,7 +1,10 @@
 import type { App } from "../app.ts";
 import type { Env } from "../config/env.ts";
+import { createChannelsWeb } from "./channel-deps.ts";
 import type { RunSummary, WebDeps } from "./page.ts";
+import { createPluginsWeb } from "./plugin-deps.ts";
 import { createWebServer, DEFAULT_WEB_PORT, type WebServer } from "./server.ts";
+import { createSetupActions } from "./setup-actions.ts";
 
 /**
  * The setup page as the daemon runs it: the pages read the daemon's own status over its socket (what `fermix status`
@@ -11,6 +14,9 @@ export async function createDaemonWeb(app: App, env: Env): Promise<WebServer | u
   const web = app.config.fermix_web;
   if (web?.enabled === false) return undefined;
   const deps: WebDeps = {
+    setup: createSetupActions({ env, paths: app.paths }),
+    plugins: createPluginsWeb(),
+    channels: createChannelsWeb({ env, paths: app.paths, states: () => app.channels.status() }),
     status: async () => {
       const { createDaemonClient } = await import("../protocol/client.ts");
       return createDaemonClient(app.paths.socket).status();

@@ -109,7 +109,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // Not no-referrer: under it a browser sends `Origin: null` on its own same-origin form posts, which the Origin
+  // gate must refuse. same-origin still keeps the launch URL from leaving the site as a referrer.
+  "referrer-policy": "same-origin",
   "cache-control": "no-store",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",

@@ -1,6 +1,9 @@
 import type { DoctorReport } from "../doctor/run-doctor.ts";
 import type { Status } from "../protocol/schemas.ts";
+import type { ChannelsWeb } from "./channel-deps.ts";
 import type { Html } from "./html.ts";
+import type { PluginsWeb } from "./plugin-deps.ts";
+import type { SetupActions } from "./setup-actions.ts";
 
 /** One recent scheduled-job run, as the dashboard lists it (no prompt or output: those stay in `fermix jobs`). */
 export type RunSummary = { job: string; runId: string; status: string; at: number; error: string | null };
@@ -11,6 +14,12 @@ export type WebDeps = {
   /** The doctor's rows, redacted as `fermix doctor` prints them. */
   doctor(): Promise<DoctorReport>;
   recentRuns(limit: number): Promise<RunSummary[]>;
+  /** config.toml as it is now, and the writes of the Providers and Personalization pages (through setup's code). */
+  setup: SetupActions;
+  /** The Plugins page: the catalog with live states, and install / enable / disable / an api_key (the CLI's code). */
+  plugins: PluginsWeb;
+  /** The Channels page: each channel's config and running state, save (tested first) and test (setup's code). */
+  channels: ChannelsWeb;
 };
 
 /** What a page's form post leads to: back to a page with a notice (post/redirect/get), or an error on the page. */
