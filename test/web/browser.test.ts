@@ -230,6 +230,4 @@ describe.skipIf(!CHROMIUM)("web setup page in chromium", () => {
     expect(w.errors).toEqual([]);
   }, 90_000);
 
-  test.todo("Personalization: save the assistant's name and time zone in the browser");
-  test.todo("Channels: save and test a channel in the browser against a fake channel");
 });
