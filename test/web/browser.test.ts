@@ -229,5 +229,4 @@ describe.skipIf(!CHROMIUM)("web setup page in chromium", () => {
     await w.shot("plugins-slack-enabled");
     expect(w.errors).toEqual([]);
   }, 90_000);
-
 });
