@@ -7,6 +7,7 @@ import { FermixError } from "../error.ts";
 import { type AlbumBuffer, createAlbumBuffer } from "../media/album-buffer.ts";
 import type { ConversationKey } from "../memory/messages.ts";
 import type { Traces } from "../observability/traces.ts";
+import { APPROVAL_TTL_MS } from "./approvals.ts";
 import { CANNED, stoppedReply } from "./canned-replies.ts";
 import { type ChannelAccess, callerFor } from "./channel-access.ts";
 import { createConversationQueue } from "./conversation-queue.ts";
@@ -54,7 +55,11 @@ export function createGateway(deps: GatewayDeps) {
   const queue = createConversationQueue();
   const albums: AlbumBuffer[] = [];
   // Directory-access requests waiting for the owner's tap: the request re-runs once it is granted.
-  const awaiting = new Map<string, { conversation: ConversationKey; text: string; images: TurnImage[] }>();
+  // Entries outlive their token by nothing: a request nobody approved is dropped once its token has expired.
+  const awaiting = new Map<
+    string,
+    { conversation: ConversationKey; text: string; images: TurnImage[]; expiresAt: number }
+  >();
   // The last admission of each conversation still in progress (placeInLine).
   const admitting = new Map<string, Promise<void>>();
 
@@ -141,7 +146,11 @@ export function createGateway(deps: GatewayDeps) {
     images: TurnImage[],
   ): Promise<void> {
     const token = CONFIRM_LINE.exec(notice)?.[1];
-    if (token) awaiting.set(token, { conversation, text, images });
+    if (token) {
+      const at = deps.now();
+      for (const [old, entry] of awaiting) if (entry.expiresAt <= at) awaiting.delete(old);
+      awaiting.set(token, { conversation, text, images, expiresAt: at + APPROVAL_TTL_MS });
+    }
     if (!token || !adapter.capabilities.approveButtons) return reply(adapter, target, notice);
     const visible = notice
       .split("\n")
