@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
+import { startFakeTelegram } from "../fake/telegram-bot-api.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix, startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
@@ -10,8 +11,8 @@ import { freePort } from "../gateway/_whatsapp-daemon.ts";
 
 /*
  * The setup page in a real browser: Debian's chromium (headless) driven by playwright-core against the compiled
- * daemon. The launch link sets the session cookie and the pages render under the CSP with no console error. The form
- * flows (logout, Providers, Plugins) are written but kept as todos: see the known bug below. Each page visited is screenshotted into
+ * daemon. The launch link sets the session cookie and the pages render under the CSP with no console error; the form
+ * flows (logout, Providers, Plugins, Personalization, Channels) run as a person would. Each page visited is screenshotted into
  * .ci/out/web/ (CI keeps .ci/out as its reports). Without chromium the whole file is skipped: `apt-get install
  * chromium` (.ci/run does it).
  */
@@ -47,6 +48,8 @@ async function world() {
   defer(() => h[Symbol.asyncDispose]());
   const llm = await startFakeOpenAIResponses({ apiKey: NEW_KEY });
   defer(() => llm.close());
+  const telegram = await startFakeTelegram();
+  defer(() => telegram.close());
   const port = await freePort();
   const webhookPort = await freePort();
   const configFile = h.writeConfig(
@@ -60,6 +63,10 @@ async function world() {
       "primary = true",
       `api_key = "${OLD_KEY}"`,
       `base_url = "${llm.baseUrl}"`,
+      "",
+      "[fermix_channels.telegram]",
+      "enabled = false",
+      `api_base_url = "${telegram.baseUrl}"`,
       "",
     ].join("\n"),
   );
@@ -108,7 +115,23 @@ async function world() {
     await page.waitForLoadState();
     expect(new URL(page.url()).searchParams.get("error")).toBeNull();
   };
-  return { submit, h, env, llm, port, origin, configFile, daemon, browser, context, page, errors, shot, mint };
+  return {
+    submit,
+    h,
+    env,
+    llm,
+    telegram,
+    port,
+    origin,
+    configFile,
+    daemon,
+    browser,
+    context,
+    page,
+    errors,
+    shot,
+    mint,
+  };
 }
 
 describe.skipIf(!CHROMIUM)("web setup page in chromium", () => {
@@ -227,6 +250,59 @@ describe.skipIf(!CHROMIUM)("web setup page in chromium", () => {
     expect(await slack.locator("button", { hasText: "Disable" }).count()).toBe(1);
     expect(readFileSync(w.configFile, "utf8")).toMatch(/enabled = \[[^\]]*"slack"/);
     await w.shot("plugins-slack-enabled");
+    expect(w.errors).toEqual([]);
+  }, 90_000);
+
+  test("Personalization: names, time zone and style saved to config.toml with its comments kept", async () => {
+    const w = await world();
+    const { page, origin } = w;
+    await page.goto(await w.mint());
+    await page.waitForURL(`${origin}/`);
+    await page.goto(`${origin}/setup/personalization`);
+    await page.locator('input[name="agent_name"]').fill("Juniper");
+    await page.locator('input[name="user_name"]').fill("Ada");
+    await page.locator('input[name="timezone"]').fill("Europe/Paris");
+    await page.locator('textarea[name="communication_style"]').fill("Short answers, no emoji.");
+    await w.submit(page.locator("main form button", { hasText: "Save" }));
+    expect(await page.locator("main p.ok").first().textContent()).toContain("saved");
+    await w.shot("personalization-saved");
+    const after = readFileSync(w.configFile, "utf8");
+    expect(after).toContain(COMMENT);
+    expect(after).toMatch(/name = "Juniper"/);
+    expect(after).toMatch(/user_name = "Ada"/);
+    expect(after).toMatch(/timezone = "Europe\/Paris"/);
+    expect(after).toMatch(/communication_style = "Short answers, no emoji\."/);
+    // The form shows what was saved.
+    expect(await page.locator('input[name="user_name"]').inputValue()).toBe("Ada");
+    // A bad time zone is refused by name and config.toml stays as it was.
+    await page.locator('input[name="timezone"]').fill("Mars/Olympus");
+    await page.locator("main form button", { hasText: "Save" }).click();
+    await page.waitForURL(/error=/);
+    expect(await page.locator("main p.fail").first().textContent()).toContain("Mars/Olympus");
+    expect(readFileSync(w.configFile, "utf8")).toBe(after);
+    expect(w.errors).toEqual([]);
+  }, 90_000);
+
+  test("Channels: the Telegram card's token tested against a fake Bot API, saved to the keychain, then Test", async () => {
+    const w = await world();
+    const { page, origin } = w;
+    await page.goto(await w.mint());
+    await page.waitForURL(`${origin}/`);
+    await page.goto(`${origin}/setup/channels`);
+    const telegram = page.locator("section.card").filter({ has: page.locator("h2", { hasText: /^telegram$/ }) });
+    await telegram.locator('input[name="owner_user_id"]').fill("4242");
+    await telegram.locator('input[name="bot_token"]').fill(w.telegram.token);
+    await w.shot("channels-telegram-form");
+    await w.submit(telegram.locator("button", { hasText: "Test and save" }));
+    expect(await page.locator("main p.ok").first().textContent()).toContain("telegram saved and tested");
+    await w.shot("channels-telegram-saved");
+    const after = readFileSync(w.configFile, "utf8");
+    expect(after).toContain(COMMENT);
+    expect(after).toContain('bot_token = "@keyring"');
+    expect(after).not.toContain(w.telegram.token);
+    await w.submit(telegram.locator("button", { hasText: /^Test$/ }));
+    expect(await page.locator("main p.ok").first().textContent()).toMatch(/^telegram: ok:/);
+    expect(await page.content()).not.toContain(w.telegram.token);
     expect(w.errors).toEqual([]);
   }, 90_000);
 });
