@@ -119,12 +119,15 @@ export default defineCommand({
       );
     }
     if (args.mode !== undefined) throw UsageError("setup: --mode goes with --channel slack");
-    await runSetup(setupFlags(args), {
+    const io = await terminalIo();
+    const outcome = await runSetup(setupFlags(args), {
       env,
       paths: fermixPaths(resolveHome(env)),
-      io: await terminalIo(),
+      io,
       service: { binary: serviceBinary },
     });
+    const { offerWebLink } = await import("./_setup-web.ts");
+    await offerWebLink(env, { browser: io.isTTY && args.browser !== false, serviceStarted: outcome.serviceStarted });
     return EXIT.ok;
   },
 });

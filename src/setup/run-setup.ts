@@ -39,7 +39,10 @@ export const SetupProbeFailed = (message: string) => new FermixError("setup_prob
 
 const MAX_KEY_BYTES = 64 * 1024;
 
-export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void> {
+/** What setup did that its caller acts on: whether the service step (re)started the daemon. */
+export type SetupOutcome = { serviceStarted: boolean };
+
+export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<SetupOutcome> {
   const { env, paths, io } = deps;
   const config = await loadConfig(paths.config);
   const core = config.fermix_core;
@@ -120,6 +123,7 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void
     lines.push(ok(`prompt files: wrote ${seeded.length} starting files (IDENTITY.md, USER.md, …) in ${paths.home}`));
 
   let failure: unknown;
+  let serviceStarted = false;
   if (!answers.service) {
     lines.push({
       kind: "info",
@@ -135,6 +139,7 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void
       // The daemon reads config.toml and resolves the key once, at start.
       const stale = changed || answers.keyChanged;
       lines.push(ok(describeService(await runServiceStep(planned.plan, stale, serviceDeps)).join("\n")));
+      serviceStarted = true;
     } catch (err) {
       failure = err;
       lines.push({ kind: "fail", text: "service: not installed (see below)" });
@@ -149,6 +154,7 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<void
       `${reason}\nconfig.toml and the key are saved; once this is fixed, run fermix setup again (or fermix service install${flags.system ? " --system" : ""})`,
     );
   }
+  return { serviceStarted };
 }
 
 /** One probe of the chosen provider; a failure stops setup before anything is written. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeModelApi } from "../fake/model-api.ts";
 import { fermixBinary } from "../fixture/binary.ts";
@@ -47,7 +47,15 @@ describe("fermix setup (compiled binary)", () => {
       `API key: stored in the file store, ${secret} (0600), as [fermix_core] secret_store = "file" asks; config.toml points at it with api_key = "@keyring"\n`,
     );
     expect(first.stdout).toContain(`service: installed the systemd user service at ${unit}; enabled and started\n`);
-    expect(first.stdout).toEndWith('Next:\n  fermix ask "hello"\n  fermix status\n');
+    expect(first.stdout).toContain('Next:\n  fermix ask "hello"\n  fermix status\n');
+    // Setup ends on a one-time link to the setup page for the rest (the fake systemctl starts no daemon).
+    expect(first.stdout).toMatch(
+      /Next:[\s\S]*\nMore settings \(channels, plugins, voice notes, search…\) on the setup page: http:\/\/127\.0\.0\.1:4030\/setup\?t=[\w-]+\n/,
+    );
+    expect(first.stdout).toEndWith(
+      "the daemon is starting: the link works as soon as fermix status shows it running\n",
+    );
+    expect(existsSync(join(h.home, "setup-launch-token.json"))).toBe(true);
     expect(readFileSync(secret, "utf8")).toBe(KEY);
     expect(statSync(secret).mode & 0o777).toBe(0o600);
     const config = readFileSync(join(h.home, "config.toml"), "utf8");
@@ -66,7 +74,12 @@ describe("fermix setup (compiled binary)", () => {
     expect(again).toMatchObject({ code: 0, stderr: "" });
     expect(again.stdout).toContain("already holds these answers; unchanged\n");
     expect(again.stdout).toContain(`service: the systemd user service at ${unit} is up to date and enabled\n`);
-    expect(snapshot(h.home)).toEqual(before);
+    // Nothing changes but the fresh one-time link to the setup page.
+    const launch = join(h.home, "setup-launch-token.json");
+    const { [launch]: _old, ...kept } = before;
+    const { [launch]: _new, ...now } = snapshot(h.home);
+    expect(_new).not.toBe(_old);
+    expect(now).toEqual(kept);
     expect(fake.calls()).toEqual([
       "systemctl --user daemon-reload",
       "systemctl --user enable --now fermix.service",
