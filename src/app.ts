@@ -200,7 +200,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       runSubagents(tasks, parent, opts, {
         registry,
         router,
-        routes: () => remember(subagentRoutes(config, deps.env, secrets)),
+        // As config.toml says now (like unpinned jobs): a model_routing_config change applies to the next sub-agent.
+        routes: () => remember(subagentRoutes(liveConfig(), deps.env, secrets)),
         agentName,
         now,
       }),
@@ -248,6 +249,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     net,
     log: toolLog,
     config,
+    configFile: paths.config,
     approvals,
     delegation,
     resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),

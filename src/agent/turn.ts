@@ -92,6 +92,8 @@ export type ToolEnvironment = {
   net: GuardedFetch;
   log: Log;
   config: Config;
+  /** config.toml's path, for the tools that change it (model_routing_config); absent where nothing may write it. */
+  configFile?: string;
   approvals: DirectoryApprovals;
   delegation?: Delegation;
   skills?: SkillCatalog;

@@ -49,6 +49,8 @@ export type ToolContext = {
   log: Log;
   now: () => number;
   config: Config;
+  /** config.toml's path, for the tools that change it (model_routing_config); absent where nothing may write it. */
+  configFile?: string;
   /** Shows the owner something directly (not through the model): an approval prompt, a warning. */
   notify(text: string): void;
   /** Resolves a configured secret (plaintext, "@keyring", "$ENV", a source table); throws when unavailable. */

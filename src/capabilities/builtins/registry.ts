@@ -7,6 +7,7 @@ import { gitRead, gitWrite } from "./git.ts";
 import { globSearch } from "./glob-search.ts";
 import { JOB_TOOLS } from "./job-tools.ts";
 import { MEMORY_TOOLS } from "./memory-tools.ts";
+import { modelRoutingConfig } from "./model-routing-config.ts";
 import { react } from "./react.ts";
 import { requestDirectoryAccess } from "./request-directory-access.ts";
 import { sendAttachment } from "./send-attachment.ts";
@@ -29,6 +30,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   requestDirectoryAccess,
   ...MEMORY_TOOLS,
   subagents,
+  modelRoutingConfig,
   ...SKILL_TOOLS,
   ...JOB_TOOLS,
   // Channel turns only: the registry's surface offers them where the chat's platform supports them.

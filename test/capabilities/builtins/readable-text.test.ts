@@ -111,7 +111,8 @@ describe("readableText on hostile markup", () => {
     const started = performance.now();
     const deep = readableText(`<p>Start.</p>${"<div>".repeat(50_000)}${"</span>".repeat(200_000)}`, PAGE);
     const stray = readableText(`<p>Start.</p>${"<b>".repeat(200)}${"</span>".repeat(500_000)}`, PAGE);
-    expect(performance.now() - started).toBeLessThan(2000);
+    // A safety net, not a measurement: the uncut parse takes minutes; a busy machine must not fail the cut one.
+    expect(performance.now() - started).toBeLessThan(30_000);
     expect(deep).toMatchObject({ text: "Start.", cut: true });
     expect(stray).toMatchObject({ text: "Start.", cut: true });
   });
