@@ -1,8 +1,11 @@
 import type { App } from "../app.ts";
 import type { Env } from "../config/env.ts";
+import { createCardsDeps } from "./cards-deps.ts";
 import { createChannelsWeb } from "./channel-deps.ts";
+import { createDaemonRestart } from "./daemon-restart.ts";
 import type { RunSummary, WebDeps } from "./page.ts";
 import { createPluginsWeb } from "./plugin-deps.ts";
+import { createProviderSignIn } from "./provider-sign-in.ts";
 import { createWebServer, DEFAULT_WEB_PORT, type WebServer } from "./server.ts";
 import { createSetupActions } from "./setup-actions.ts";
 
@@ -15,8 +18,11 @@ export async function createDaemonWeb(app: App, env: Env): Promise<WebServer | u
   if (web?.enabled === false) return undefined;
   const deps: WebDeps = {
     setup: createSetupActions({ env, paths: app.paths }),
-    plugins: createPluginsWeb(),
+    plugins: createPluginsWeb({ env, webPort: web?.port ?? DEFAULT_WEB_PORT }),
     channels: createChannelsWeb({ env, paths: app.paths, states: () => app.channels.status() }),
+    ...createCardsDeps(app, env),
+    signIn: createProviderSignIn({ env, paths: app.paths, log: app.log.withTag("web") }),
+    restart: createDaemonRestart({ env, log: app.log.withTag("web") }),
     status: async () => {
       const { createDaemonClient } = await import("../protocol/client.ts");
       return createDaemonClient(app.paths.socket).status();
@@ -48,5 +54,9 @@ export async function createDaemonWeb(app: App, env: Env): Promise<WebServer | u
     deps,
     now: Date.now,
     log: app.log.withTag("web"),
+    // Loaded only when [mcp.inbound] is on: an idle daemon carries no MCP server code.
+    mcp: app.config.mcp?.inbound?.enabled
+      ? (await import("../mcp/inbound/http-handler.ts")).createInboundHttp(app)
+      : undefined,
   });
 }

@@ -105,8 +105,7 @@ export function csrfValid(session: Session, given: unknown): boolean {
  * ever sent, so no other origin can read an answer.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy":
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "content-security-policy": contentSecurityPolicy(),
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   // Not no-referrer: under it a browser sends `Origin: null` on its own same-origin form posts, which the Origin
@@ -117,9 +116,22 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "cross-origin-resource-policy": "same-origin",
 };
 
+/**
+ * The policy, with `form-action` widened to `formTargets` for a page whose form answers with a redirect to another
+ * site (OAuth's Connect 303s to the provider): Chrome and Safari check form-action against that redirect too.
+ */
+export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
+  const action = ["'self'", ...formTargets].join(" ");
+  return `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${action}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
 export function withSecurityHeaders(response: Response): Response {
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) headers.set(name, value);
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    // A page's own policy (contentSecurityPolicy with its form targets) stands.
+    if (name === "content-security-policy" && headers.has(name)) continue;
+    headers.set(name, value);
+  }
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 

@@ -52,4 +52,5 @@ header{display:flex;justify-content:space-between;align-items:center;padding:.5r
 header form{margin:0}main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eee;vertical-align:top}
 .ok{color:#1a7f37}.warn{color:#9a6700}.fail{color:#cf222e}code{background:#f0f0f0;padding:0 .2rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:1rem}.card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.75rem 1rem}
 `;

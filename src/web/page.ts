@@ -1,9 +1,17 @@
 import type { DoctorReport } from "../doctor/run-doctor.ts";
 import type { Status } from "../protocol/schemas.ts";
+import type { SandboxStatus } from "../sandbox/types.ts";
 import type { ChannelsWeb } from "./channel-deps.ts";
+import type { RestartControl } from "./daemon-restart.ts";
+import type { HarnessWeb } from "./harness-deps.ts";
 import type { Html } from "./html.ts";
+import type { MediaWeb } from "./media-deps.ts";
+import type { MemoryWeb } from "./memory-deps.ts";
 import type { PluginsWeb } from "./plugin-deps.ts";
+import type { ProviderSignInWeb } from "./provider-sign-in.ts";
+import type { SearchWeb } from "./search-deps.ts";
 import type { SetupActions } from "./setup-actions.ts";
+import type { TranscriptionWeb } from "./transcription-deps.ts";
 
 /** One recent scheduled-job run, as the dashboard lists it (no prompt or output: those stay in `fermix jobs`). */
 export type RunSummary = { job: string; runId: string; status: string; at: number; error: string | null };
@@ -20,10 +28,31 @@ export type WebDeps = {
   plugins: PluginsWeb;
   /** The Channels page: each channel's config and running state, save (tested first) and test (setup's code). */
   channels: ChannelsWeb;
+  /** Voice notes, Search, Media, Coding agents: their config.toml sections and keys (config edit + secret store). */
+  transcription: TranscriptionWeb;
+  search: SearchWeb;
+  media: MediaWeb;
+  harness: HarnessWeb;
+  /** The Sandbox page (read-only): the sandbox as config.toml says now. */
+  sandbox: { status(): Promise<SandboxStatus> };
+  /** The Memory page: review now, the profile files' revisions, restore. */
+  memory: MemoryWeb;
+  /** Apply & restart (pages/restart.ts); absent where nothing can restart the daemon. */
+  restart?: RestartControl;
+  /** The provider panes' subscription sign-ins (Codex, Claude, Grok), through `fermix auth login`'s code. */
+  signIn?: ProviderSignInWeb;
 };
 
 /** What a page's form post leads to: back to a page with a notice (post/redirect/get), or an error on the page. */
-export type FormOutcome = { ok: true; notice: string; redirect?: string } | { ok: false; error: string };
+export type FormOutcome =
+  | {
+      ok: true;
+      notice: string;
+      redirect?: string;
+      /** Another site (an OAuth authorize URL): 303 there, no notice. */
+      location?: string;
+    }
+  | { ok: false; error: string };
 
 /** What a page renders with: the session's form token for its forms, and the notice or error of the last post. */
 export type RenderContext = { csrf: string; notice?: string; error?: string; query: URLSearchParams };
@@ -37,6 +66,8 @@ export type Page = {
   title: string;
   render(deps: WebDeps, ctx: RenderContext): Promise<Html>;
   submit?(form: URLSearchParams, deps: WebDeps): Promise<FormOutcome>;
+  /** Other sites a form here may be redirected to (OAuth's Connect): added to the page's CSP form-action. */
+  formTargets?(deps: WebDeps): string[];
 };
 
 export function definePage(page: Page): Page {

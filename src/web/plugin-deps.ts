@@ -1,3 +1,9 @@
+import { type Env, processEnv } from "../config/env.ts";
+import type { ClientSecretState } from "../plugins/oauth/client-config.ts";
+import { fakeOAuthEndpoints } from "../plugins/oauth/fake-endpoints.ts";
+import { knownOAuthProviders, oauthProvider } from "../plugins/oauth/providers.ts";
+import { createOAuthConnector } from "./plugin-oauth.ts";
+
 /** One plugin card on the Plugins page: the catalog's word on it and its live state (the readiness ladder). */
 export type PluginCard = {
   name: string;
@@ -13,6 +19,8 @@ export type PluginCard = {
   fix?: string;
   /** Whether an api_key plugin's secret is stored; never its value. */
   secret?: "set" | "missing" | "plaintext";
+  /** An oauth2 plugin's provider and its client under [fermix_core.oauth.<provider>] (the secret: whether set). */
+  oauth?: { provider: string; clientId?: string; secret: ClientSecretState; connecting: boolean };
 };
 
 export type PluginAction =
@@ -24,19 +32,66 @@ export type PluginsWeb = {
   list(): Promise<{ daemon: boolean; plugins: PluginCard[] }>;
   /** Does one action and returns the notice; a refusal throws (its message is the page's error). */
   act(action: PluginAction): Promise<string>;
+  /** Writes [fermix_core.oauth.<provider>]: the id, and the secret through the secret store (blank keeps it). */
+  setOAuthClient(input: { provider: string; clientId: string; clientSecret?: string }): Promise<string>;
+  /** Starts (or rejoins) the plugin's PKCE login; resolves with the provider's authorize URL for the browser. */
+  connect(name: string): Promise<string>;
+  /** The origins of the providers' authorize URLs, which Connect redirects to (the page's CSP form-action). */
+  formTargets?(): string[];
+};
+
+export type PluginsWebOptions = {
+  /** The setup page's port, which the OAuth landing page links back to. */
+  webPort?: number;
+  /** The daemon's environment (FERMIX_TEST_OAUTH_<PROVIDER> points a provider at a test's fake). */
+  env?: Env;
 };
 
 /**
  * The daemon's PluginsWeb: each call builds the CLI's plugin context afresh (config.toml as it is now), and every
  * change asks the daemon to reload its plugins, as the CLI verbs do.
  */
-export function createPluginsWeb(): PluginsWeb {
+export function createPluginsWeb(opts: PluginsWebOptions = {}): PluginsWeb {
+  const env = opts.env ?? processEnv();
+  const oauth = createOAuthConnector({
+    webPort: opts.webPort ?? 4030,
+    deps: async () => {
+      const [{ pluginContext }, { resolveSecret }, { createTokenStore }] = await Promise.all([
+        import("../cli/_plugins.ts"),
+        import("../config/secrets.ts"),
+        import("../plugins/oauth/token-store.ts"),
+      ]);
+      const ctx = await pluginContext();
+      const entries = await ctx.host.entries(ctx.config);
+      // The CLI's deps (src/cli/_plugins-oauth.ts), from the same plugin context.
+      return {
+        configFile: ctx.paths.config,
+        config: ctx.config,
+        store: createTokenStore(ctx.paths.auth),
+        manifestFor: (n: string) => entries.find((e) => e.name === n)?.manifest as never,
+        resolveSecret: (ref: Parameters<typeof resolveSecret>[0], slot: string) =>
+          resolveSecret(ref, slot, {
+            env: ctx.env,
+            secretsDir: ctx.paths.secrets,
+            profile: ctx.config.fermix_core?.profile,
+          }),
+        endpoints: (provider: string) => fakeOAuthEndpoints(env, provider),
+        accountOf: (await import("../plugins/oauth/account-lookup.ts")).accountLookup(
+          (n) => entries.find((e) => e.name === n)?.manifest,
+          async () => (await import("../net/guarded-fetch.ts")).createGuardedFetch(),
+          env,
+        ),
+      };
+    },
+    afterConnect: async () => (await import("../cli/_plugins-live.ts")).tellDaemonToReload(),
+  });
   return {
     async list() {
-      const [{ pluginContext }, { pluginsView }, { pluginSecretState }] = await Promise.all([
+      const [{ pluginContext }, { pluginsView }, { pluginSecretState }, { oauthClientState }] = await Promise.all([
         import("../cli/_plugins.ts"),
         import("../cli/_plugins-live.ts"),
         import("../plugins/settings/plugin-secrets.ts"),
+        import("../plugins/oauth/client-config.ts"),
       ]);
       const ctx = await pluginContext();
       const [view, index, entries] = await Promise.all([
@@ -50,8 +105,11 @@ export function createPluginsWeb(): PluginsWeb {
       const plugins = names.map((name): PluginCard => {
         const entry = catalog.get(name);
         const state = states.get(name);
-        const manifestAuth = entries.find((e) => e.name === name)?.manifest?.auth?.type;
+        const found = entries.find((e) => e.name === name);
+        const manifestAuth = found?.manifest?.auth?.type;
         const auth = entry?.auth_type ?? manifestAuth ?? "none";
+        const manifestOAuth = found?.manifest?.auth?.type === "oauth2" ? found.manifest.auth.provider : undefined;
+        const provider = manifestOAuth ?? found?.catalogAuth?.provider ?? undefined;
         return {
           name,
           description: entry?.short_description ?? entry?.description ?? "",
@@ -63,6 +121,15 @@ export function createPluginsWeb(): PluginsWeb {
           ...(state?.detail ? { detail: state.detail } : {}),
           ...(state?.fix ? { fix: state.fix } : {}),
           ...(auth === "api_key" ? { secret: pluginSecretState(ctx.config, ctx.secrets, name) } : {}),
+          ...(auth === "oauth2" && provider
+            ? {
+                oauth: {
+                  provider,
+                  ...oauthClientState(ctx.config, ctx.secrets, provider),
+                  connecting: oauth.pending(provider) === name,
+                },
+              }
+            : {}),
         };
       });
       return { daemon: view.daemon, plugins };
@@ -104,5 +171,25 @@ export function createPluginsWeb(): PluginsWeb {
       await tellDaemonToReload().catch(() => false);
       return notice;
     },
+    async setOAuthClient(input) {
+      const [{ pluginContext }, { tellDaemonToReload }, { setOAuthClient }] = await Promise.all([
+        import("../cli/_plugins.ts"),
+        import("../cli/_plugins-live.ts"),
+        import("../plugins/oauth/client-config.ts"),
+      ]);
+      const ctx = await pluginContext();
+      const { where } = await setOAuthClient(ctx.paths.config, ctx.secrets, input);
+      await tellDaemonToReload().catch(() => false);
+      const stored =
+        where === "keyring" ? "; secret stored in the OS keyring" : where ? "; secret stored in the file store" : "";
+      return `${input.provider} OAuth client saved${stored}`;
+    },
+    connect: (name) => oauth.connect(name),
+    // Chromium checks every hop of the redirect chain: the provider, then its redirect to the login's listener
+    // (a loopback port picked per login, hence the wildcard).
+    formTargets: () => [
+      ...knownOAuthProviders().map((p) => new URL(oauthProvider(p, fakeOAuthEndpoints(env, p)).authorizeUrl).origin),
+      "http://127.0.0.1:*",
+    ],
   };
 }

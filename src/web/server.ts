@@ -4,7 +4,7 @@ import { readCapped } from "../net/read-capped.ts";
 import {
   AUTH_REQUIRED,
   clearedSessionCookie,
-  createSessionStore,
+  contentSecurityPolicy,
   csrfValid,
   hostAllowed,
   isStateChanging,
@@ -17,7 +17,9 @@ import {
 import { layout, STYLESHEET } from "./html.ts";
 import { consumeLaunchToken, currentFingerprint } from "./launch-token.ts";
 import type { Page, WebDeps } from "./page.ts";
+import { restartedTo } from "./pages/restart.ts";
 import { PAGES } from "./pages.ts";
+import { createPersistentSessionStore, sessionsFile } from "./session-store.ts";
 
 /** [fermix_web] port: the setup page's, never the webhooks' (4031). */
 export const DEFAULT_WEB_PORT = 4030;
@@ -38,6 +40,8 @@ export type WebServerOptions = {
   now: () => number;
   log: { info(msg: string): void; error(msg: string): void };
   pages?: readonly Page[];
+  /** [mcp.inbound] over streamable HTTP: its path bypasses the page gates for its own (bearer, Origin). */
+  mcp?: { path: string; handle(request: Request, port: number): Promise<Response> };
 };
 
 /**
@@ -47,7 +51,7 @@ export type WebServerOptions = {
  * state for doctor, never a failed daemon start.
  */
 export function createWebServer(opts: WebServerOptions) {
-  const sessions = createSessionStore({ now: opts.now });
+  const sessions = createPersistentSessionStore({ now: opts.now, file: sessionsFile(opts.paths) });
   const pages = opts.pages ?? PAGES;
   const nav = pages.map(({ path, title }) => ({ path, title }));
   const listener = createLoopbackListener({
@@ -63,6 +67,7 @@ export function createWebServer(opts: WebServerOptions) {
     const current = listener.state();
     const port = current.state === "listening" ? current.port : opts.port;
     if (!hostAllowed(request.headers.get("host"), port)) return refuse(403, "unknown host\n");
+    if (opts.mcp && new URL(request.url).pathname === opts.mcp.path) return opts.mcp.handle(request, port);
     // CSRF, before routing: no other site's POST reaches any path, the launch exchange and logout included.
     if (isStateChanging(request.method) && !originAllowed(request.headers, port)) {
       return refuse(403, "cross-origin request refused\n");
@@ -89,6 +94,8 @@ export function createWebServer(opts: WebServerOptions) {
     if (method !== "GET") return refuse(405, "method not allowed\n");
     // The configuration pages arrive under /setup; until then a bare /setup is the home page.
     if (url.pathname === "/setup") return redirect("/");
+    const restarted = restartedTo(url, pages, opts.deps.restart?.pid ?? process.pid);
+    if (restarted) return redirect(restarted);
     const page = pages.find((p) => p.path === url.pathname);
     if (!page) return refuse(404, "not found\n");
     const body = await page.render(opts.deps, {
@@ -98,7 +105,9 @@ export function createWebServer(opts: WebServerOptions) {
       query: url.searchParams,
     });
     const text = layout({ title: page.title, nav, current: page.path, session, body });
-    return new Response(text, { headers: { "content-type": "text/html; charset=utf-8" } });
+    const targets = page.formTargets?.(opts.deps) ?? [];
+    const csp = targets.length ? { "content-security-policy": contentSecurityPolicy(targets) } : {};
+    return new Response(text, { headers: { "content-type": "text/html; charset=utf-8", ...csp } });
   }
 
   /** The launch token for a session cookie, once; the token's URL is left behind by a redirect to a plain path. */
@@ -114,6 +123,7 @@ export function createWebServer(opts: WebServerOptions) {
   /** A page's form: post, then redirect to a GET (the notice or the error in the query), so reloads never repost. */
   async function submit(page: Page, form: URLSearchParams, _session: Session): Promise<Response> {
     const outcome = await page.submit!(form, opts.deps);
+    if (outcome.ok && outcome.location) return redirect(outcome.location);
     const to = new URL(outcome.ok ? (outcome.redirect ?? page.path) : page.path, "http://127.0.0.1");
     to.searchParams.set(outcome.ok ? "notice" : "error", outcome.ok ? outcome.notice : outcome.error);
     return redirect(`${to.pathname}${to.search}`);

@@ -33,7 +33,18 @@ const ARGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
-const SETUP_PAGES = ["/setup/providers", "/setup/personalization", "/setup/plugins", "/setup/channels"] as const;
+const SETUP_PAGES = [
+  "/setup/providers",
+  "/setup/personalization",
+  "/setup/plugins",
+  "/setup/channels",
+  "/setup/voice",
+  "/setup/search",
+  "/setup/media",
+  "/setup/sandbox",
+  "/setup/coding",
+  "/setup/memory",
+] as const;
 
 const defer = cleanupAfterEach();
 

@@ -3,8 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeModelApi } from "../fake/model-api.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
-import { runFermix, startFermixDaemon } from "../fixture/cli.ts";
+import { startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
+import { openWebSession } from "../fixture/web-session.ts";
 import { freePort } from "../gateway/_whatsapp-daemon.ts";
 
 /*
@@ -39,29 +40,11 @@ describe("web Providers page in the daemon", () => {
     const env = { FERMIX_HOME: h.home, HOME: h.userHome };
     const daemon = await startFermixDaemon(env);
     defer(() => daemon.stop());
-    const origin = `http://127.0.0.1:${port}`;
-    const seen: string[] = [];
-    const ask = async (path: string, init: RequestInit = {}) => {
-      const r = await fetch(`${origin}${path}`, { redirect: "manual", ...init });
-      const text = await r.text();
-      seen.push(text, JSON.stringify([...r.headers]));
-      return { status: r.status, text, location: r.headers.get("location"), cookie: r.headers.get("set-cookie") };
-    };
-    const out = await runFermix(["setup", "--web", "--no-browser"], { env });
-    const launch = new URL(/http:\/\/127\.0\.0\.1:\d+\/setup\?t=\S+/.exec(out.stdout)![0]);
-    const cookie = (await ask(`${launch.pathname}${launch.search}`)).cookie!.split(";")[0]!;
-    const get = (path: string) => ask(path, { headers: { cookie } });
-    const csrf = /name="csrf" value="([^"]+)"/.exec((await get("/setup/providers")).text)![1]!;
+    const web = await openWebSession(env, port);
+    const { get, seen } = web;
     /** A form post, then the GET it redirects to. */
-    const post = async (fields: Record<string, string>) => {
-      const r = await ask("/setup/providers", {
-        method: "POST",
-        headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ csrf, ...fields }).toString(),
-      });
-      expect(r.status).toBe(303);
-      return get(r.location!);
-    };
+    const post = async (fields: Record<string, string>) =>
+      (await web.follow(await web.post("/setup/providers", fields))).page;
     const configText = () => readFileSync(join(h.home, "config.toml"), "utf8");
     const status = (text: string, id: string) => new RegExp(`data-status="${id}">([^<]+)<`).exec(text)?.[1];
 

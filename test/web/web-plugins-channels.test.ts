@@ -6,6 +6,7 @@ import { startFakeTelegram } from "../fake/telegram-bot-api.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix, startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
+import { openWebSession } from "../fixture/web-session.ts";
 import { freePort } from "../gateway/_whatsapp-daemon.ts";
 
 /*
@@ -45,31 +46,9 @@ describe("web setup: Plugins and Channels pages in the daemon", () => {
     const env = { FERMIX_HOME: h.home, HOME: h.userHome };
     const daemon = await startFermixDaemon(env);
     defer(() => daemon.stop());
-    const origin = `http://127.0.0.1:${port}`;
-    const seen: string[] = [];
-    const ask = async (path: string, init: RequestInit = {}) => {
-      const r = await fetch(`${origin}${path}`, { redirect: "manual", ...init });
-      const text = await r.text();
-      seen.push(text, JSON.stringify([...r.headers]));
-      return { status: r.status, text, location: r.headers.get("location") ?? "" };
-    };
-
-    const launch = await runFermix(["setup", "--web", "--no-browser"], { env });
-    const url = new URL(/http:\/\/127\.0\.0\.1:\d+\/setup\?t=\S+/.exec(launch.stdout)![0]);
-    const enter = await fetch(`${origin}${url.pathname}${url.search}`, { redirect: "manual" });
-    const cookie = enter.headers.get("set-cookie")!.split(";")[0]!;
-    const get = (path: string) => ask(path, { headers: { cookie } });
-    const post = async (path: string, fields: Record<string, string>) => {
-      const csrf = /name="csrf" value="([^"]+)"/.exec((await get(path)).text)![1]!;
-      const r = await ask(path, {
-        method: "POST",
-        headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ csrf, ...fields }).toString(),
-      });
-      expect(r.status).toBe(303);
-      const next = new URL(r.location, origin);
-      return { next, page: await get(`${next.pathname}${next.search}`) };
-    };
+    const web = await openWebSession(env, port);
+    const { get, seen } = web;
+    const post = async (path: string, fields: Record<string, string>) => web.follow(await web.post(path, fields));
 
     const plugins = await get("/setup/plugins");
     expect(plugins.status).toBe(200);

@@ -2,6 +2,7 @@ import type { ChannelCard } from "../channel-deps.ts";
 import { type Html, html } from "../html.ts";
 import { definePage, type RenderContext } from "../page.ts";
 import { noticeOf, refusal } from "./_notice.ts";
+import { restartButton } from "./restart.ts";
 
 /**
  * A card per chat channel: enabled in config.toml, what the daemon is doing with it, the owner id and the token
@@ -14,7 +15,7 @@ export const channelsPage = definePage({
   async render(deps, ctx) {
     const cards = await deps.channels.list();
     return html`${noticeOf(ctx)}<p class="warn">Channel changes apply when the daemon restarts: <code>fermix restart</code>.</p>
-${cards.map((c) => card(c, ctx))}`;
+${restartButton(ctx.csrf, "/setup/channels")}${cards.map((c) => card(c, ctx))}`;
   },
   async submit(form, deps) {
     const name = form.get("name") ?? "";

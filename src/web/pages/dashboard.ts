@@ -18,7 +18,7 @@ export const dashboardPage = definePage({
     return html`<section><h2>Daemon</h2>${daemon(status)}</section>
 <section><h2>Providers</h2>${providers(status)}</section>
 <section><h2>Needs attention</h2>${
-      attention.length ? doctorTable(attention) : html`<p class="ok">Nothing: every check passed.</p>`
+      attention.length ? doctorTable(attention, { links: true }) : html`<p class="ok">Nothing: every check passed.</p>`
     }<p><a href="/doctor">All doctor checks</a></p></section>
 <section><h2>Recent job runs</h2>${recentRuns(runs)}</section>`;
   },
@@ -33,10 +33,10 @@ function daemon(status: Status | undefined): Html {
 function providers(status: Status | undefined): Html {
   if (!status) return html`<p>Unknown while the daemon does not answer.</p>`;
   if (!status.primary_provider) {
-    return html`<p class="fail">No provider is configured. Run <code>fermix setup</code>.</p>`;
+    return html`<p class="fail">No provider is configured: <a href="/setup/providers">set one up</a> (or run <code>fermix setup</code>).</p>`;
   }
   const fallbacks = status.fallback_providers.length ? status.fallback_providers.join(", ") : "none";
-  return html`<p>Primary: <strong>${status.primary_provider}</strong>. Fallbacks: ${fallbacks}.</p>`;
+  return html`<p>Primary: <strong>${status.primary_provider}</strong>. Fallbacks: ${fallbacks}. <a href="/setup/providers">Change</a></p>`;
 }
 
 function recentRuns(runs: readonly RunSummary[]): Html {

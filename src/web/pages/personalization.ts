@@ -2,6 +2,7 @@ import { checkName, checkTimezone, DEFAULT_AGENT_NAME, DEFAULT_TIMEZONE } from "
 import { html } from "../html.ts";
 import { definePage } from "../page.ts";
 import { RESTART_NOTICE } from "./providers.ts";
+import { restartButton } from "./restart.ts";
 
 const MAX_STYLE = 500;
 
@@ -18,7 +19,7 @@ export const personalizationPage = definePage({
 <p><label>Your name <input name="user_name" value="${p?.user_name ?? ""}"></label></p>
 <p><label>Time zone (IANA, such as Europe/Paris) <input name="timezone" value="${p?.timezone ?? DEFAULT_TIMEZONE}" required></label></p>
 <p><label>Communication style <textarea name="communication_style" rows="3">${p?.communication_style ?? ""}</textarea></label></p>
-<p><button>Save</button></p></form>`;
+<p><button>Save</button></p></form>${restartButton(ctx.csrf, "/setup/personalization")}`;
   },
   async submit(form, deps) {
     const agentName = checkName(form.get("agent_name") ?? "", "the assistant's name");
