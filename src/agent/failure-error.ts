@@ -23,6 +23,8 @@ export function failureToError(failure: ProviderFailure, now: number, opts: { af
   };
   switch (failure.class) {
     case "auth":
+      // A sign-in's own sentence (not signed in, reconnect needed, a Grok plan without API access) says it all.
+      if (failure.signedIn) return ProviderAuth(failure.message, data);
       return ProviderAuth(
         `${label} rejected the API key${failure.status ? ` (HTTP ${failure.status})` : ""}; ${d ? setupHint(d) : "check its api_key"}`,
         data,

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { App } from "../app.ts";
+import { forgetAuth } from "../auth/forget-route.ts";
 import { FermixError } from "../error.ts";
 import { askLocally } from "../gateway/local-ask.ts";
 import {
@@ -59,6 +60,8 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
           channels: state.app.channels.status(),
           webhooks: state.app.channels.runtime()?.webhooks() ?? { state: "idle" },
         });
+      case "POST /v1/auth/forget":
+        return await forgetAuth(req);
       case "POST /v1/jobs/changed":
         // A one-shot CLI created or edited a job: the clock looks at the database again.
         (await state.app.jobs()).changed();
@@ -125,6 +128,7 @@ function status(state: DaemonState): Status {
     fallback_providers: fallbacks,
     active_turns: state.turns.size,
     ...(state.web ? { web: state.web() } : {}),
+    trace_export: state.app.traceExport(),
   };
 }
 

@@ -65,6 +65,14 @@ export function createDaemonClient(socketPath: string) {
     shutdown: () => send("/v1/shutdown", { method: "POST" }).then(() => undefined),
     /** Rescans the daemon's skills and says what changed. */
     reloadSkills: () => json(SkillReloadReport, "/v1/skills/reload", { method: "POST" }),
+    /** `fermix auth logout`: the daemon drops what it holds of a provider sign-in. Bounded like jobsChanged. */
+    forgetAuth: (profile: string) =>
+      send("/v1/auth/forget", {
+        method: "POST",
+        body: JSON.stringify({ profile }),
+        headers: { "content-type": "application/json" },
+        signal: AbortSignal.timeout(5000),
+      }).then(() => undefined),
     /** A job changed outside the daemon (a one-shot ask): it re-reads when to wake. Bounded: never holds a CLI. */
     jobsChanged: () =>
       send("/v1/jobs/changed", { method: "POST", signal: AbortSignal.timeout(2000) }).then(() => undefined),

@@ -1,6 +1,7 @@
 import { providerKeySlot } from "../config/secret-slots.ts";
 import { HttpRequestFailed, requestJson } from "../net/json-client.ts";
 import type { ProviderDescriptor } from "./descriptors.ts";
+import type { OAuthTarget } from "./types.ts";
 
 /** What every provider probe shares: the request it makes, and the sentences it answers with. */
 export type ProbeStatus = "ok" | "warn" | "fail";
@@ -14,6 +15,8 @@ export type ProbeTarget = {
   model?: string;
   /** Extra static headers; the provider's own (OpenRouter attribution) when absent. */
   headers?: Record<string, string>;
+  /** A subscription sign-in instead of a key (the route's own). */
+  oauth?: OAuthTarget;
 };
 
 export type ProbeResult = {

@@ -22,11 +22,34 @@ export type ProviderDescriptor = {
   receiveTimeoutMs: number;
   /** Where a person gets a key, for error messages. */
   keyHelp?: string;
+  /**
+   * The subscription sign-in this provider can use instead of a key (auth_mode = "oauth"; Codex has no
+   * other): the auth.json profile, the `fermix auth login --provider` name, and what a 403 means when it
+   * is not a stale token.
+   */
+  oauth?: { profile: "openai_codex" | "anthropic_oauth" | "xai_oauth"; login: string; forbidden?: string };
 };
 
 const DEFAULT_RECEIVE_TIMEOUT_MS = 120_000;
+/** The Codex SSE idle window; routes double it for xhigh and max, which think silently for longer. */
+export const CODEX_IDLE_MS = 60_000;
 
 export const PROVIDERS: readonly ProviderDescriptor[] = [
+  {
+    // A ChatGPT plan, signed in with `fermix auth login --provider codex`: no key exists for it.
+    id: "openai_codex",
+    label: "OpenAI Codex (ChatGPT plan)",
+    wire: "openai-responses",
+    defaultBaseUrl: "https://chatgpt.com/backend-api/codex",
+    env: {},
+    authModes: ["oauth"],
+    keyless: false,
+    defaultModel: "gpt-5.5",
+    contextWindow: 400_000,
+    effort: { floor: "none", ceiling: "max" },
+    receiveTimeoutMs: CODEX_IDLE_MS,
+    oauth: { profile: "openai_codex", login: "fermix auth login --provider codex" },
+  },
   {
     id: "openai",
     label: "OpenAI",
@@ -54,6 +77,7 @@ export const PROVIDERS: readonly ProviderDescriptor[] = [
     effort: { floor: "low", ceiling: "max" },
     receiveTimeoutMs: DEFAULT_RECEIVE_TIMEOUT_MS,
     keyHelp: "https://console.anthropic.com/settings/keys",
+    oauth: { profile: "anthropic_oauth", login: "fermix auth login --provider anthropic" },
   },
   {
     id: "xai",
@@ -68,6 +92,12 @@ export const PROVIDERS: readonly ProviderDescriptor[] = [
     effort: { floor: "none", ceiling: "high" },
     receiveTimeoutMs: DEFAULT_RECEIVE_TIMEOUT_MS,
     keyHelp: "https://console.x.ai",
+    oauth: {
+      profile: "xai_oauth",
+      login: "fermix auth login --provider xai",
+      forbidden:
+        'xai refused the signed-in Grok account (HTTP 403): your Grok plan lacks API access. This is not a stale token, so signing in again will not help; use a plan with API access, or set auth_mode = "api_key" with an XAI_API_KEY in [fermix_core.providers.xai]',
+    },
   },
   {
     id: "openrouter",

@@ -22,3 +22,8 @@ export function resolveEffort(
   const clamped = Math.max(rank(provider.effort.floor), Math.min(ceiling, rank(wanted)));
   return EFFORTS[clamped];
 }
+
+/** The levels this provider's model accepts: the provider's [floor, ceiling] cut by the model's own ceiling. */
+export function effortLevels(provider: ProviderDescriptor, model: string): Effort[] {
+  return provider.effort ? EFFORTS.filter((e) => resolveEffort(provider, model, e) === e) : [];
+}

@@ -20,5 +20,7 @@ export function providerOfModel(model: string): string | undefined {
 export function isMisPaired(provider: string, model: string): boolean {
   const owner = providerOfModel(model);
   if (!owner) return provider === "openrouter"; // OpenRouter ids are always vendor/model
+  // A ChatGPT plan serves OpenAI's own models through Codex.
+  if (provider === "openai_codex") return owner !== "openai";
   return owner !== provider;
 }

@@ -8,6 +8,7 @@ import {
 } from "./_probe-context.ts";
 import { findProvider } from "./descriptors.ts";
 import { probeOllama } from "./probe-ollama.ts";
+import { probeSignedIn } from "./probe-sign-in.ts";
 import type { Route } from "./routes.ts";
 
 /**
@@ -38,6 +39,7 @@ export async function probeProvider(input: Route | ProbeTarget, opts: ProbeOptio
       detail: `unknown provider "${target.provider}"`,
     };
   }
+  if (target.oauth) return probeSignedIn(d, { ...target, oauth: target.oauth }, opts);
   const ctx = probeContext(d, target, opts);
   if (!d.keyless && !target.apiKey) return ctx.result("fail", "no API key", keyFix(d, "set"));
   if (d.id === "ollama") return probeOllama(ctx);
@@ -49,7 +51,14 @@ export async function probeProvider(input: Route | ProbeTarget, opts: ProbeOptio
 function toTarget(input: Route | ProbeTarget): ProbeTarget {
   if (!("descriptor" in input)) return input;
   const { target, model, descriptor } = input;
-  return { provider: descriptor.id, baseUrl: target.baseUrl, apiKey: target.apiKey, model, headers: target.headers };
+  return {
+    provider: descriptor.id,
+    baseUrl: target.baseUrl,
+    apiKey: target.apiKey,
+    model,
+    headers: target.headers,
+    ...(target.oauth ? { oauth: target.oauth } : {}),
+  };
 }
 
 /**

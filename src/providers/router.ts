@@ -5,7 +5,7 @@ import type { ModelRequest, ProviderFailure, StreamEvent, Usage, Wire, WireDeps,
 export type RouterDeps = WireDeps & {
   wires: Record<WireId, Wire>;
   sleep?: (ms: number) => Promise<void>;
-  onFailover?: (info: { from: string; to: string; failure: ProviderFailure }) => void;
+  onFailover?: (info: FailoverInfo) => void;
   onRetry?: (info: { provider: string; attempt: number; failure: ProviderFailure }) => void;
   /** After every attempt on a route, whatever its outcome: what traces record as one llm_call. */
   onAttempt?: (info: AttemptInfo) => void;
@@ -14,6 +14,17 @@ export type RouterDeps = WireDeps & {
    * their own deadline-bounded retry, and two retry loops stacked could overrun the job's timeout.
    */
   retryAttempts?: number;
+};
+
+/** One hop down the chain: the route that failed, the one tried next, and why. */
+export type FailoverInfo = {
+  from: string;
+  fromModel: string;
+  to: string;
+  toModel: string;
+  failure: ProviderFailure;
+  /** The traced work the call belongs to (a turn's session), when it is traced (see tracedRouter). */
+  sessionId?: string;
 };
 
 export type AttemptInfo = {
@@ -47,7 +58,7 @@ export const RETRY_BASE_MS = 200;
 
 /**
  * Calls the routes in order. Transient failures get a bounded same-provider retry with exponential
- * backoff; then a transient or rate-limit failure fails over to the next route. Nothing is retried or
+ * backoff; then a transient, rate-limit or residual sign-in failure fails over to the next route. Nothing is retried or
  * failed over once the stream has shown output (a replay would duplicate it), and auth,
  * context-length and request errors surface at once.
  */
@@ -105,9 +116,18 @@ export async function* routeModelCall(routes: Route[], call: RouteCall, deps: Ro
       break;
     }
     const next = routes[r + 1];
-    const canFailOver = call.firstCall && (lastFailure.class === "transient" || lastFailure.class === "rate_limit");
+    // A signed-in credential that still failed after the wire's own refresh and retry may fail over; a bad API key never.
+    const canFailOver =
+      call.firstCall &&
+      (lastFailure.class === "transient" || lastFailure.class === "rate_limit" || lastFailure.oauthResidual === true);
     if (!next || !canFailOver) break;
-    deps.onFailover?.({ from: route.descriptor.id, to: next.descriptor.id, failure: lastFailure });
+    deps.onFailover?.({
+      from: route.descriptor.id,
+      fromModel: route.model,
+      to: next.descriptor.id,
+      toModel: next.model,
+      failure: lastFailure,
+    });
   }
   if (lastFailure) yield { type: "error", error: lastFailure };
 }

@@ -5,6 +5,7 @@ import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import { defineError } from "../error.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "./descriptors.ts";
 import { resolveEffort } from "./effort.ts";
+import { signInOf, type TokenSourceFactory } from "./sign-in.ts";
 import type { Effort, WireTarget } from "./types.ts";
 
 export const NoProvider = defineError("no_provider");
@@ -28,7 +29,12 @@ type Candidate = { descriptor: ProviderDescriptor; block: ProviderBlock };
  * in config.toml are the explicit choice; with none, any provider whose credential is in the environment
  * is used (zero-config first run).
  */
-export function resolveRoutes(config: Config, env: Env, secrets: SecretDeps, choice: RouteChoice = {}): Route[] {
+export function resolveRoutes(
+  config: Config,
+  env: Env,
+  secrets: SecretDeps & { tokenSource?: TokenSourceFactory },
+  choice: RouteChoice = {},
+): Route[] {
   const blocks = (config.fermix_core?.providers ?? {}) as Record<string, ProviderBlock | undefined>;
   const fromConfig: Candidate[] = PROVIDERS.flatMap((d) =>
     blocks[d.id] ? [{ descriptor: d, block: blocks[d.id]! }] : [],
@@ -44,7 +50,9 @@ export function resolveRoutes(config: Config, env: Env, secrets: SecretDeps, cho
   }
   if (!candidates.length) throw NoProvider(noProviderMessage());
 
-  const primary = choice.provider ? pickChosen(candidates, choice.provider) : pickPrimary(candidates);
+  const primary = choice.provider
+    ? pickChosen(candidates, choice.provider)
+    : pickPrimary(candidates, config.fermix_core?.agent?.provider);
   const ordered = [primary, ...candidates.filter((c) => c !== primary)];
   const routes: Route[] = [];
   for (const candidate of ordered) {
@@ -66,7 +74,11 @@ function pickChosen(candidates: Candidate[], id: string): Candidate {
   throw ProviderSetup(`${d.label} is not configured: ${setupHint(d)}`, { provider: id });
 }
 
-function pickPrimary(candidates: Candidate[]): Candidate {
+/**
+ * The flagged block; with none flagged, the legacy [fermix_core.agent] provider when that provider is
+ * configured (migration input only — setup no longer writes it); else the first in catalog order.
+ */
+function pickPrimary(candidates: Candidate[], legacy?: string): Candidate {
   const flagged = candidates.filter((c) => c.block.primary === true);
   if (flagged.length > 1) {
     const names = flagged.map((c) => `[fermix_core.providers.${c.descriptor.id}]`).join(" and ");
@@ -78,28 +90,30 @@ function pickPrimary(candidates: Candidate[]): Candidate {
     );
   }
   if (flagged.length === 1) return flagged[0]!;
-  return candidates[0]!;
+  return candidates.find((c) => c.descriptor.id === legacy) ?? candidates[0]!;
 }
 
-function buildRoute(candidate: Candidate, env: Env, secrets: SecretDeps, modelOverride?: string): Route {
+function buildRoute(
+  candidate: Candidate,
+  env: Env,
+  secrets: SecretDeps & { tokenSource?: TokenSourceFactory },
+  modelOverride?: string,
+): Route {
   const { descriptor: d, block } = candidate;
-  if (block.auth_mode === "oauth") {
-    throw ProviderSetup(
-      `${d.label}: auth_mode = "oauth" is not supported by this build yet; set auth_mode = "api_key" in [fermix_core.providers.${d.id}]`,
-      { provider: d.id },
-    );
-  }
+  // A signed-in provider's token is read when a call is made, never here: a route is a plan, not a request.
+  const oauth = signInOf(d, block, secrets);
   let apiKey: string | undefined;
-  if (!d.keyless) {
+  if (!d.keyless && !oauth) {
     const slot = providerKeySlot(d);
     apiKey = block.api_key !== undefined ? resolveSecret(block.api_key, slot, secrets) : env[slot];
     if (!apiKey) throw ProviderSetup(`${d.label} has no API key: ${setupHint(d)}`, { provider: d.id });
   }
   const model = modelOverride ?? block.default_model ?? d.defaultModel;
+  const effort = resolveEffort(d, model, block.reasoning_effort);
   return {
     descriptor: d,
     model,
-    effort: resolveEffort(d, model, block.reasoning_effort),
+    effort,
     target: {
       provider: d.id,
       baseUrl: normaliseBaseUrl(
@@ -108,7 +122,13 @@ function buildRoute(candidate: Candidate, env: Env, secrets: SecretDeps, modelOv
       ),
       apiKey,
       headers: { ...d.headers },
-      receiveTimeoutMs: d.receiveTimeoutMs,
+      // Codex thinks silently for longer at the top efforts, so its idle window doubles there.
+      receiveTimeoutMs:
+        d.id === "openai_codex" && (effort === "xhigh" || effort === "max")
+          ? d.receiveTimeoutMs * 2
+          : d.receiveTimeoutMs,
+      ...(oauth ? { oauth } : {}),
+      ...(d.id === "openai_codex" ? { codex: { fast: block.fast === true } } : {}),
     },
   };
 }
@@ -130,6 +150,8 @@ function normaliseBaseUrl(d: ProviderDescriptor, url: string): string {
 }
 
 export function setupHint(d: ProviderDescriptor): string {
+  if (d.authModes.length === 1 && d.oauth)
+    return `sign in with ${d.oauth.login}, then run fermix setup --provider ${d.id}`;
   if (d.keyless)
     return `set ${d.env.baseUrl} (e.g. http://localhost:11434/v1) or base_url in [fermix_core.providers.${d.id}]`;
   const where = d.keyHelp ? ` (get one at ${d.keyHelp})` : "";
@@ -141,6 +163,7 @@ function noProviderMessage(): string {
     "no model provider is configured. Either export a key before running fermix:",
     "  export OPENAI_API_KEY=sk-…      (or ANTHROPIC_API_KEY, XAI_API_KEY, OPENROUTER_API_KEY, MISTRAL_API_KEY)",
     "  export OLLAMA_BASE_URL=http://localhost:11434/v1      (a local Ollama; no key needed)",
+    "or use a ChatGPT plan: fermix auth login --provider codex, then fermix setup --provider openai_codex",
     "or add a provider to config.toml in FERMIX_HOME (~/.fermix by default):",
     "  [fermix_core.providers.openai]",
     "  primary = true",

@@ -71,7 +71,7 @@ export async function editRouting(
     file,
     TABLE,
     (text) => {
-      const out = put(text, change.key, target, file);
+      const out = putRoutingKey(text, change.key, target, file);
       return out === text ? null : out;
     },
     (c) => c.fermix_core?.routing?.[change.key] === target,
@@ -95,8 +95,8 @@ function checkValue(config: Config, key: SettableRoutingKey, value: string): voi
   }
 }
 
-/** Sets `key` in [fermix_core.routing], or removes its line when `value` is undefined. */
-function put(text: string, key: string, value: string | undefined, file: string): string {
+/** Sets `key` in [fermix_core.routing] in place, or removes its line when `value` is undefined (the web's fieldset too). */
+export function putRoutingKey(text: string, key: string, value: string | undefined, file: string): string {
   const doc = tableDoc(text, TABLE);
   if (doc.definedElsewhere) {
     throw ConfigEditFailed(

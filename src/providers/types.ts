@@ -51,6 +51,7 @@ export type ModelRequest = {
   maxOutputTokens?: number;
 };
 
+/** `length`: the model stopped at its output limit, so the answer is cut short (never silent: see TurnResult.truncated). */
 export type StopReason = "stop" | "tool_use" | "length" | "other";
 export type Usage = { inputTokens: number; outputTokens: number };
 
@@ -87,9 +88,34 @@ export type ProviderFailure = {
   retryAt?: number;
   /** The vendor's own error type/code, for logs and traces. */
   vendorCode?: string;
+  /**
+   * A signed-in (OAuth) credential still failed after the wire's own refresh and retry: unlike a bad API
+   * key, the next provider may well work, so this auth failure may fail over.
+   */
+  oauthResidual?: boolean;
+  /** The refused credential was a subscription sign-in: `message` already says what to do (never "the API key"). */
+  signedIn?: boolean;
 };
 
 export type WireId = "openai-responses" | "openai-chat" | "anthropic";
+
+/** An access token as a signed-in profile gives it (src/auth's TokenSource satisfies this). */
+export type BearerToken = { accessToken: string; expiresAt?: number; accountId?: string };
+
+/** Where a signed-in provider's bearer comes from: read per request, refreshed once after a 401. */
+export type BearerSource = {
+  token(): Promise<BearerToken>;
+  refreshAfterUnauthorized(rejected: string): Promise<BearerToken>;
+};
+
+/** A provider reached through a subscription sign-in instead of an API key. */
+export type OAuthTarget = {
+  tokens: BearerSource;
+  /** The command that signs in again, for messages: `fermix auth login --provider codex`. */
+  login: string;
+  /** What an HTTP 403 means for this sign-in (xAI: the plan lacks API access), when it is not a stale token. */
+  forbidden?: string;
+};
 
 /** Where and how to send one request: resolved from the descriptor, config and env. */
 export type WireTarget = {
@@ -100,9 +126,18 @@ export type WireTarget = {
   headers: Record<string, string>;
   /** Longest silence allowed between received bytes before the call is a transient timeout. */
   receiveTimeoutMs: number;
+  /** Present when the credential is a signed-in profile; `apiKey` is then absent. */
+  oauth?: OAuthTarget;
+  /** The ChatGPT Codex backend: its headers, its body rules, and its reading of undelivered streams. */
+  codex?: { fast: boolean };
 };
 
-export type WireDeps = { fetch: typeof fetch; now?: () => number };
+export type WireDeps = {
+  fetch: typeof fetch;
+  now?: () => number;
+  /** A call that succeeded with a caveat worth a log line (a Codex stream that never said it finished). */
+  warn?: (message: string) => void;
+};
 
 export type WireCall = {
   target: WireTarget;

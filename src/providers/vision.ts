@@ -16,6 +16,8 @@ const VISION: Record<string, { sees: RegExp; blind?: RegExp; example: string }> 
     blind: /^(gpt-3\.5|gpt-4-(0314|0613|32k)|o1-mini|o1-preview|o3-mini|codex-mini)/i,
     example: "gpt-5.5",
   },
+  // A ChatGPT plan serves the same GPT-5.x models through Codex.
+  openai_codex: { sees: /./, blind: /^codex-mini/i, example: "gpt-5.5" },
   anthropic: { sees: /^claude-/i, blind: /^claude-(instant|2)/i, example: "claude-sonnet-4-6" },
   // Grok 4 and the -vision models see; Grok 3 and grok-code are text-only.
   xai: { sees: /^grok-(4|[5-9])|vision/i, blind: /^grok-code/i, example: "grok-4" },

@@ -5,7 +5,7 @@ import type { Log } from "../../observability/log.ts";
 import type { CliResult } from "../settings/cli.ts";
 import { UnknownPlugin } from "../settings/cli.ts";
 import { enablePlugin } from "../settings/plugin-config.ts";
-import { login, logout, type OAuthClient, refresh } from "./login.ts";
+import { type Landing, login, logout, type OAuthClient, refresh } from "./login.ts";
 import type { OAuthEndpoints } from "./providers.ts";
 import type { TokenStore } from "./token-store.ts";
 
@@ -32,9 +32,13 @@ export type AuthCliDeps = {
   printUrl(url: string): void;
   /** The system browser launcher; absent means the user opens the URL (as with --no-browser). */
   openBrowser?: (url: string) => void | Promise<void>;
+  /** How the browser's redirect is answered (the web setup page links back to itself); absent: plain lines. */
+  landing?: Landing;
   fetch?: typeof fetch;
   /** Tests point a provider at a fake server; production passes nothing. */
   endpoints?: (provider: string) => Partial<OAuthEndpoints> | undefined;
+  /** Who signed in, when the token response did not say (the plugin's health check; account-lookup.ts). */
+  accountOf?: (plugin: string, accessToken: string) => Promise<string | undefined>;
   now?: () => Date;
   log?: Log;
 };
@@ -100,24 +104,35 @@ async function connect(
     timeoutMs: opts.timeoutSeconds === undefined ? undefined : opts.timeoutSeconds * 1000,
     openBrowser: opts.noBrowser ? undefined : deps.openBrowser,
     printUrl: deps.printUrl,
+    landing: deps.landing,
   });
+  const account = result.account ?? (await rememberAccount(name, deps));
   // Logging in is how a user says they want the plugin (the spec): enable it, but only once it is connected.
   const { changed } = enablePlugin(deps.configFile, name);
   deps.log?.info("plugin connected", { plugin: name, provider, action });
   const notes = changed ? [`enabled ${name}`] : [];
   return {
-    text: row(name, "connected", result.account),
+    text: row(name, "connected", account),
     json: {
       plugin: name,
       auth: "oauth2",
       provider,
       state: "connected",
-      account: result.account ?? null,
+      account: account ?? null,
       scopes: result.scopes,
       enabled: changed,
     },
     notes,
   };
+}
+
+/** Asks the plugin's health check who signed in and files the answer with the token, for `plugins list`. */
+async function rememberAccount(name: string, deps: AuthCliDeps): Promise<string | undefined> {
+  const token = deps.store.get(name);
+  if (!token || !deps.accountOf) return undefined;
+  const account = await deps.accountOf(name, token.access_token).catch(() => undefined);
+  if (account) await deps.store.put(name, { ...token, account });
+  return account;
 }
 
 function oauthPlugin(name: string, deps: AuthCliDeps): { provider: string; scopes: readonly string[] } {

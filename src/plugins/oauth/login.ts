@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
+import { authorizeUrl, awaitRedirect, newPkceAttempt } from "../../auth/pkce.ts";
 import { defineError } from "../../error.ts";
-import { startRedirectServer } from "./_loopback.ts";
+import { type Landing, startRedirectServer } from "./_loopback.ts";
 import { type OAuthClient, OAuthTokenRejected, requestToken, type TokenResponse } from "./_token-request.ts";
 import { type OAuthEndpoints, oauthProvider } from "./providers.ts";
 import type { StoredToken, TokenStore } from "./token-store.ts";
@@ -27,10 +27,13 @@ export type LoginInput = OAuthClient & {
   /** Absent: the user opens the printed URL (--no-browser). */
   openBrowser?: (url: string) => void | Promise<void>;
   printUrl: (url: string) => void;
+  /** How the redirect is answered; absent: plain "close this tab" lines (the CLI). */
+  landing?: Landing;
   fetch?: typeof fetch;
   endpoints?: Partial<OAuthEndpoints>;
   now?: () => Date;
 };
+export type { Landing } from "./_loopback.ts";
 export type LoginResult = { account?: string; scopes: string[] };
 
 export type RefreshDeps = OAuthClient & {
@@ -44,58 +47,45 @@ const DEFAULT_TIMEOUT_MS = 5 * 60 * 1000;
 
 export async function login(input: LoginInput): Promise<LoginResult> {
   const provider = oauthProvider(input.provider, input.endpoints);
-  const verifier = randomBytes(32).toString("base64url");
-  const challenge = createHash("sha256").update(verifier).digest("base64url");
-  const state = randomBytes(16).toString("base64url");
-  const server = startRedirectServer({ provider: provider.name, state, port: input.port });
+  const attempt = newPkceAttempt();
+  const server = startRedirectServer({
+    provider: provider.name,
+    state: attempt.state,
+    port: input.port,
+    landing: input.landing,
+  });
   const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const url = new URL(provider.authorizeUrl);
-    const query: Record<string, string> = {
-      response_type: "code",
-      client_id: input.clientId,
-      redirect_uri: server.redirectUri,
-      state,
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      ...provider.authorizeParams,
-    };
-    if (input.scopes.length) query.scope = input.scopes.join(" ");
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const seconds = Math.ceil(timeoutMs / 1000);
-        reject(
-          OAuthTimeout(
-            `no redirect from ${provider.name} arrived within ${seconds}s; run the login again (--timeout S gives more time)`,
-            { provider: provider.name, seconds },
-          ),
-        );
-      }, timeoutMs);
+    const code = await awaitRedirect({
+      url: authorizeUrl(provider.authorizeUrl, attempt, {
+        clientId: input.clientId,
+        redirectUri: server.redirectUri,
+        extra: { ...provider.authorizeParams, ...(input.scopes.length ? { scope: input.scopes.join(" ") } : {}) },
+      }),
+      code: server.code,
+      timeoutMs,
+      timedOut: (seconds) =>
+        OAuthTimeout(
+          `no redirect from ${provider.name} arrived within ${seconds}s; run the login again (--timeout S gives more time)`,
+          { provider: provider.name, seconds },
+        ),
+      printUrl: input.printUrl,
+      openBrowser: input.openBrowser,
     });
-    input.printUrl(url.toString());
-    // Not awaited: a browser launcher that hangs must not hold off the timeout, and one that fails leaves
-    // the printed URL to open by hand.
-    if (input.openBrowser) {
-      const open = input.openBrowser;
-      void Promise.resolve()
-        .then(() => open(url.toString()))
-        .catch(() => {});
-    }
-    const code = await Promise.race([server.code, timeout]);
     const response = await requestToken(
       provider,
-      { grant_type: "authorization_code", code, redirect_uri: server.redirectUri, code_verifier: verifier },
+      { grant_type: "authorization_code", code, redirect_uri: server.redirectUri, code_verifier: attempt.verifier },
       input,
       input.fetch ?? fetch,
     );
     const token = stored(provider.name, response, undefined, input.scopes, (input.now ?? (() => new Date()))());
     await input.store.put(input.plugin, token);
+    server.end();
     return { account: token.account, scopes: token.scopes };
+  } catch (err) {
+    server.end(err);
+    throw err;
   } finally {
-    clearTimeout(timer);
     server.close();
   }
 }

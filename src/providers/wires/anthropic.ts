@@ -1,6 +1,8 @@
 import type { Message, StopReason, StreamEvent, WireCall, WireDeps } from "../types.ts";
+import { CLAUDE_CODE_HEADERS, CLAUDE_CODE_SYSTEM, PLAIN_NAMES, prefixedNames } from "./_claude-code.ts";
+import { postWithCredential } from "./_credential.ts";
 import { defineWire, fail } from "./_failure.ts";
-import { parseJsonData, parseToolArguments, postForEvents } from "./_transport.ts";
+import { parseJsonData, parseToolArguments } from "./_transport.ts";
 
 const API_VERSION = "2023-06-01";
 /** Anthropic requires max_tokens; sized so thinking plus the visible answer fit (spec). */
@@ -17,7 +19,10 @@ export function supportsAdaptiveThinking(model: string): boolean {
 
 async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent> {
   const { target, request } = call;
-  const messages = toAnthropicMessages(request.messages);
+  // A Claude subscription sign-in is served only to requests shaped like Claude Code's.
+  const oauth = Boolean(target.oauth);
+  const names = oauth ? prefixedNames(target.provider, request.tools, historyToolNames(request.messages)) : PLAIN_NAMES;
+  const messages = toAnthropicMessages(request.messages, names.toWire);
   // Prompt-cache breakpoints: the system block and the newest message, so each turn reuses the prefix.
   const last = messages.at(-1);
   if (last && Array.isArray(last.content) && last.content.length) {
@@ -29,15 +34,28 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
     messages,
     stream: true,
   };
-  if (request.system) body.system = [{ type: "text", text: request.system, cache_control: CACHE }];
+  const system: Array<Record<string, unknown>> = [];
+  if (oauth) system.push({ type: "text", text: CLAUDE_CODE_SYSTEM });
+  if (request.system) system.push({ type: "text", text: request.system });
+  if (system.length) {
+    system[system.length - 1] = { ...system.at(-1), cache_control: CACHE };
+    body.system = system;
+  }
   if (request.tools?.length) {
-    body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+    body.tools = request.tools.map((t) => ({
+      name: names.toWire(t.name),
+      description: t.description,
+      input_schema: t.parameters,
+    }));
   }
   if (supportsAdaptiveThinking(request.model)) body.thinking = { type: "adaptive" };
   if (request.effort) body.output_config = { effort: request.effort };
 
-  const headers: Record<string, string> = { "anthropic-version": API_VERSION, ...target.headers };
-  if (target.apiKey) headers["x-api-key"] = target.apiKey;
+  const headers: Record<string, string> = {
+    "anthropic-version": API_VERSION,
+    ...target.headers,
+    ...(oauth ? CLAUDE_CODE_HEADERS : {}),
+  };
 
   type Block = {
     kind: string;
@@ -51,7 +69,9 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   const blocks = new Map<number, Block>();
   let stop: string | undefined;
   let usage = { inputTokens: 0, outputTokens: 0 };
-  for await (const sse of postForEvents(call, deps, `${target.baseUrl}/v1/messages`, headers, body, vendorError)) {
+  const url = `${target.baseUrl}/v1/messages`;
+  const style = { apiKeyHeader: "x-api-key" } as const;
+  for await (const sse of postWithCredential(call, deps, url, headers, body, vendorError, style)) {
     const event = parseJsonData(target.provider, sse.data);
     switch (event.type) {
       case "message_start":
@@ -84,7 +104,12 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
         if (block?.kind === "tool_use") {
           yield {
             type: "tool_call",
-            call: { type: "tool_call", id: block.id!, name: block.name!, arguments: parseToolArguments(block.json) },
+            call: {
+              type: "tool_call",
+              id: block.id!,
+              name: names.fromWire(block.name!),
+              arguments: parseToolArguments(block.json),
+            },
           };
         } else if (block?.kind === "thinking") {
           const data = { type: "thinking", thinking: block.thinking, signature: block.signature };
@@ -123,14 +148,15 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
 
 function stopReason(stop: string | undefined): StopReason {
   if (stop === "tool_use") return "tool_use";
-  if (stop === "max_tokens") return "length";
+  // Both are an answer cut short: the output cap, or the context window filling up while it was written.
+  if (stop === "max_tokens" || stop === "model_context_window_exceeded") return "length";
   return stop === "end_turn" || stop === "stop_sequence" || stop === undefined ? "stop" : "other";
 }
 
 type AnthropicMessage = { role: "user" | "assistant"; content: any[] };
 
 /** Tool results ride in user turns, and consecutive same-role turns must merge (the API requires alternation). */
-function toAnthropicMessages(messages: Message[]): AnthropicMessage[] {
+function toAnthropicMessages(messages: Message[], toolName: (name: string) => string): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
   const push = (role: "user" | "assistant", blocks: any[]) => {
     if (!blocks.length) return;
@@ -162,12 +188,19 @@ function toAnthropicMessages(messages: Message[]): AnthropicMessage[] {
       for (const p of m.content) {
         if (p.type === "reasoning" && p.wire === "anthropic") blocks.push(p.data);
         else if (p.type === "text" && p.text) blocks.push({ type: "text", text: p.text });
-        else if (p.type === "tool_call") blocks.push({ type: "tool_use", id: p.id, name: p.name, input: p.arguments });
+        else if (p.type === "tool_call")
+          blocks.push({ type: "tool_use", id: p.id, name: toolName(p.name), input: p.arguments });
       }
       push("assistant", blocks);
     }
   }
   return out;
+}
+
+function historyToolNames(messages: Message[]): string[] {
+  return messages.flatMap((m) =>
+    m.role === "assistant" ? m.content.flatMap((p) => (p.type === "tool_call" ? [p.name] : [])) : [],
+  );
 }
 
 function vendorError(body: any): { message?: string; code?: string } {

@@ -1,8 +1,15 @@
-import type { Message, StreamEvent, ToolCallPart, WireCall, WireDeps } from "../types.ts";
-import { defineWire, fail } from "./_failure.ts";
-import { parseJsonData, parseToolArguments, postForEvents } from "./_transport.ts";
+import type { BearerToken, Message, StopReason, StreamEvent, ToolCallPart, WireCall, WireDeps } from "../types.ts";
+import { type CredentialStyle, postWithCredential } from "./_credential.ts";
+import { defineWire, fail, WireFailure } from "./_failure.ts";
+import { parseJsonData, parseToolArguments } from "./_transport.ts";
 
-/** OpenAI Responses API (`POST {base}/responses`), spoken by OpenAI and xAI. */
+/** Codex asks for priority processing with this service tier when `fast = true`. */
+export const CODEX_FAST_TIER = "priority";
+
+/**
+ * OpenAI Responses API (`POST {base}/responses`), spoken by OpenAI, xAI and the ChatGPT Codex backend
+ * (whose base URL ends in /codex, and which takes a signed-in ChatGPT token instead of a key).
+ */
 export const openaiResponsesWire = defineWire("openai-responses", run);
 
 async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent> {
@@ -27,76 +34,152 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
     }));
   }
   if (request.effort) body.reasoning = { effort: request.effort };
-  if (request.maxOutputTokens) body.max_output_tokens = request.maxOutputTokens;
+  // The Codex backend rejects an output cap; it sizes the answer itself.
+  if (request.maxOutputTokens && !target.codex) body.max_output_tokens = request.maxOutputTokens;
+  if (target.codex?.fast) body.service_tier = CODEX_FAST_TIER;
 
   const headers: Record<string, string> = { ...target.headers };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  const style: CredentialStyle = { apiKeyHeader: "authorization" };
+  if (target.codex) {
+    headers["openai-beta"] = "responses=experimental";
+    headers.originator = "pi";
+    style.oauthHeaders = codexAccountHeader;
+  }
 
   const calls = new Map<string, { callId: string; name: string; args: string }>();
   let sawToolCall = false;
-  for await (const sse of postForEvents(call, deps, `${target.baseUrl}/responses`, headers, body, vendorError)) {
-    if (sse.data === "[DONE]") continue;
-    const event = parseJsonData(target.provider, sse.data);
-    switch (event.type) {
-      case "response.output_text.delta":
-        if (event.delta) yield { type: "text_delta", text: event.delta };
-        break;
-      case "response.output_item.added":
-        if (event.item?.type === "function_call") {
-          calls.set(event.item.id, { callId: event.item.call_id, name: event.item.name, args: "" });
+  // Whether anything usable arrived: a Codex stream that ends without its terminal event keeps it.
+  let produced = false;
+  // A failure the server stated is surfaced as stated, never read as a silent end.
+  let declared = false;
+  const url = `${target.baseUrl}/responses`;
+  const keepWhatArrived = (why: string): StreamEvent => {
+    // Output items stand on their own; dropping them would throw away a usable answer (and, mid tool
+    // loop, kill the turn, since a continuation is never retried elsewhere).
+    deps.warn?.(`${target.provider} ${why} without saying the response finished; keeping what arrived`);
+    return { type: "done", stopReason: sawToolCall ? "tool_use" : "stop" };
+  };
+  try {
+    for await (const sse of postWithCredential(call, deps, url, headers, body, vendorError, style)) {
+      if (sse.data === "[DONE]") continue;
+      const event = parseJsonData(target.provider, sse.data);
+      switch (event.type) {
+        case "response.output_text.delta":
+          if (event.delta) {
+            produced = true;
+            yield { type: "text_delta", text: event.delta };
+          }
+          break;
+        case "response.output_item.added":
+          if (event.item?.type === "function_call") {
+            calls.set(event.item.id, { callId: event.item.call_id, name: event.item.name, args: "" });
+          }
+          break;
+        case "response.function_call_arguments.delta": {
+          const pending = calls.get(event.item_id);
+          if (pending) pending.args += event.delta ?? "";
+          break;
         }
-        break;
-      case "response.function_call_arguments.delta": {
-        const pending = calls.get(event.item_id);
-        if (pending) pending.args += event.delta ?? "";
-        break;
-      }
-      case "response.output_item.done": {
-        const item = event.item;
-        if (item?.type === "function_call") {
-          const pending = calls.get(item.id);
-          calls.delete(item.id);
-          sawToolCall = true;
-          const part: ToolCallPart = {
-            type: "tool_call",
-            id: item.call_id ?? pending?.callId,
-            name: item.name ?? pending?.name,
-            arguments: parseToolArguments(item.arguments ?? pending?.args ?? ""),
+        case "response.output_item.done": {
+          const item = event.item;
+          if (item?.type === "function_call") {
+            const pending = calls.get(item.id);
+            calls.delete(item.id);
+            sawToolCall = true;
+            produced = true;
+            const part: ToolCallPart = {
+              type: "tool_call",
+              id: item.call_id ?? pending?.callId,
+              name: item.name ?? pending?.name,
+              arguments: parseToolArguments(item.arguments ?? pending?.args ?? ""),
+            };
+            yield { type: "tool_call", call: part };
+          } else if (item?.type === "reasoning" && item.encrypted_content) {
+            yield { type: "reasoning", part: { type: "reasoning", wire: "openai-responses", data: item } };
+          }
+          break;
+        }
+        case "response.completed":
+        case "response.incomplete": {
+          // Codex: an incomplete answer that generated nothing is a declared failure, not an empty reply.
+          if (event.type === "response.incomplete" && target.codex && !produced) {
+            declared = true;
+            declaredFailure(target.provider, event);
+          }
+          const usage = event.response?.usage;
+          const ended: StopReason = event.type === "response.incomplete" ? incompleteStop(event) : "stop";
+          yield {
+            type: "done",
+            stopReason: sawToolCall ? "tool_use" : ended,
+            usage: usage ? { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } : undefined,
           };
-          yield { type: "tool_call", call: part };
-        } else if (item?.type === "reasoning" && item.encrypted_content) {
-          yield { type: "reasoning", part: { type: "reasoning", wire: "openai-responses", data: item } };
+          return;
         }
-        break;
-      }
-      case "response.completed":
-      case "response.incomplete": {
-        const usage = event.response?.usage;
-        const truncated = event.type === "response.incomplete";
-        yield {
-          type: "done",
-          stopReason: sawToolCall ? "tool_use" : truncated ? "length" : "stop",
-          usage: usage ? { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } : undefined,
-        };
-        return;
-      }
-      case "response.failed":
-      case "error": {
-        const err = event.response?.error ?? event.error ?? event;
-        const code: string | undefined = err?.code ?? undefined;
-        const overloaded = /overload|server_error|unavailable|rate/i.test(`${code} ${err?.message}`);
-        fail(
-          target.provider,
-          overloaded ? "transient" : "invalid_request",
-          `${target.provider}: ${err?.message ?? "the response failed"}`,
-          {
-            vendorCode: code,
-          },
-        );
+        case "response.failed":
+        case "error":
+          declared = true;
+          declaredFailure(target.provider, event);
       }
     }
+  } catch (err) {
+    const cut = err instanceof WireFailure && err.failure.class === "transient" && !declared;
+    if (!(target.codex && produced && cut)) throw err;
+    yield keepWhatArrived(`broke the stream (${err.message})`);
+    return;
   }
-  fail(target.provider, "transient", `${target.provider} closed the stream before the response completed`);
+  if (target.codex && produced) {
+    yield keepWhatArrived("ended the stream");
+    return;
+  }
+  // No reason given: a transport close, retried on the same route and eligible for failover.
+  fail(target.provider, "transient", `${target.provider} closed the stream before the response completed`, {
+    vendorCode: "stream_closed",
+  });
+}
+
+/**
+ * Why an incomplete response stopped: the output limit (`max_output_tokens`, or no reason given) is a truncated
+ * answer; a content filter is not a length cut, and must not be reported as one.
+ */
+function incompleteStop(event: any): StopReason {
+  const reason = event.response?.incomplete_details?.reason;
+  return reason === undefined || reason === null || reason === "max_output_tokens" ? "length" : "other";
+}
+
+/**
+ * A failure the server declared inside a 200 stream. Overload and server errors are the provider being
+ * unavailable (retryable, failover-eligible); the server's own sentence is quoted as it came.
+ */
+function declaredFailure(provider: string, event: any): never {
+  const err = event.response?.error ?? event.error ?? event.response?.incomplete_details ?? event;
+  const code: string | undefined = err?.code ?? err?.type ?? err?.reason ?? undefined;
+  const message: string | undefined = typeof err?.message === "string" ? err.message : undefined;
+  const overloaded = /overload|server_error|unavailable|rate|capacity/i.test(`${code} ${message}`);
+  return fail(
+    provider,
+    overloaded ? "transient" : "invalid_request",
+    `${provider}: ${message ?? (code ? `the response failed (${code})` : "the response failed")}`,
+    { vendorCode: code },
+  );
+}
+
+/** The ChatGPT account the token belongs to: the Codex backend bills the plan of this account. */
+function codexAccountHeader(token: BearerToken): Record<string, string> {
+  const account = token.accountId ?? accountFromJwt(token.accessToken);
+  return account ? { "chatgpt-account-id": account } : {};
+}
+
+/** ChatGPT access tokens are JWTs carrying the account id under the auth claim. */
+export function accountFromJwt(jwt: string): string | undefined {
+  const payload = jwt.split(".")[1];
+  if (!payload) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    const id = claims?.["https://api.openai.com/auth"]?.chatgpt_account_id;
+    return typeof id === "string" && id ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function toInputItems(message: Message): unknown[] {
@@ -138,5 +221,8 @@ function toInputItems(message: Message): unknown[] {
 
 function vendorError(body: any): { message?: string; code?: string } {
   const err = body?.error;
-  return { message: typeof err?.message === "string" ? err.message : undefined, code: err?.code ?? err?.type };
+  // The Codex backend states body-rule refusals as `{"detail": "…"}`.
+  const message =
+    typeof err?.message === "string" ? err.message : typeof body?.detail === "string" ? body.detail : undefined;
+  return { message, code: err?.code ?? err?.type ?? undefined };
 }
