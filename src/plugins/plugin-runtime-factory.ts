@@ -5,8 +5,8 @@ import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
 import { VERSION } from "../version.ts";
 import { pluginInputsSignature } from "./inputs-signature.ts";
-import { recordChildGroups } from "./mcp-rail/child-groups.ts";
-import { createMcpSupervisor, DISCOVERY_TIMEOUT_MS } from "./mcp-rail/supervisor.ts";
+import { buildMcpSupervisor, discoveryTimeoutOf } from "./mcp-rail/shared-supervisor.ts";
+import type { McpSupervisor } from "./mcp-rail/supervisor.ts";
 import { createToolCache } from "./mcp-rail/tool-cache.ts";
 import { createTokenStore } from "./oauth/token-store.ts";
 import { createPluginHost } from "./plugin-host.ts";
@@ -32,27 +32,15 @@ export function buildPluginRuntime(deps: {
   resolveSecret: PluginRuntimeDeps["resolveSecret"];
   /** The daemon runs plugin servers; a one-shot ask starts one only when the model calls its tool. */
   role: "daemon" | "oneshot";
+  /** The process's MCP supervisor, shared with `[mcp.servers]`; one is built when absent. */
+  mcp?: McpSupervisor;
 }): PluginRuntime {
   const tokens = createTokenStore(deps.paths.auth);
-  const settings = deps.config.fermix_core?.plugins;
-  const discoveryTimeoutMs = settings?.discovery_timeout_seconds
-    ? settings.discovery_timeout_seconds * 1000
-    : DISCOVERY_TIMEOUT_MS;
+  const discoveryTimeoutMs = discoveryTimeoutOf(deps.config);
   const toolCache = createToolCache(deps.paths.plugins.toolCache);
-  // On disk, so that the daemon's next start can reap what this process leaves behind if it is SIGKILLed.
-  recordChildGroups({
-    dir: deps.paths.children,
-    onError: (err) => deps.log.warn(`could not record a child process group: ${err.message}`),
-  });
   let runtime: PluginRuntime | undefined;
-  const mcp = createMcpSupervisor({
-    log: deps.log.withTag("mcp"),
-    discoveryTimeoutMs,
-    maxAttempts: settings?.discovery_attempts,
-    onChange: () => runtime?.serverChanged(),
-    onDiscovered: (plugin, tools) =>
-      toolCache.write({ name: plugin.name, version: plugin.manifest.version, dir: plugin.dir }, tools),
-  });
+  const mcp = deps.mcp ?? buildMcpSupervisor({ paths: deps.paths, config: deps.config, log: deps.log });
+  mcp.watch(() => runtime?.serverChanged());
   runtime = createPluginRuntime({
     host: createPluginHost({
       paths: deps.paths,

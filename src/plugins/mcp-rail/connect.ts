@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { defineError } from "../../error.ts";
 import { VERSION } from "../../version.ts";
 import { type ProcessSpec, ProcessTransport } from "./process-transport.ts";
@@ -14,10 +15,17 @@ const LIST_CHANGED_DEBOUNCE_MS = 300;
 
 export type DiscoveredTool = { name: string; description: string; inputSchema: object };
 
+/** What the supervisor needs of a session's transport: a teardown, and how a local server ended. */
+export type SessionTransport = {
+  /** Ends the session (a local server: its whole process group); resolves once it is over. */
+  kill(): Promise<void>;
+  readonly exitStatus?: { code: number | null; signal: NodeJS.Signals | null };
+};
+
 /** One running server with its tool list: the unit the supervisor replaces on a crash or a restart. */
 export type McpSession = {
   client: Client;
-  transport: ProcessTransport;
+  transport: SessionTransport;
   tools: DiscoveredTool[];
   /** Lists the server's tools again (after `notifications/tools/list_changed`). */
   relist(timeoutMs: number): Promise<DiscoveredTool[]>;
@@ -40,6 +48,34 @@ export async function connectOnce(opts: {
   onToolsChanged?: () => void;
 }): Promise<McpSession> {
   const transport = new ProcessTransport(opts.spec, opts.onDiagnostic);
+  return connectTransport({
+    label: opts.plugin,
+    transport,
+    timeoutMs: opts.timeoutMs,
+    onConnecting: () => opts.onSpawn?.(transport),
+    onDiagnostic: opts.onDiagnostic,
+    onToolsChanged: opts.onToolsChanged,
+    describeFailure: (err) => failureReason(err, transport, opts.timeoutMs),
+    failureData: () => (transport.stderr ? { stderr: transport.stderr } : {}),
+  });
+}
+
+/**
+ * Discovery (initialize, then tools/list) over any transport within one deadline: the stdio one above, or a
+ * streamable-HTTP one for an owner's `[mcp.servers]` url. On failure the transport is torn down first.
+ */
+export async function connectTransport<T extends Transport & SessionTransport>(opts: {
+  label: string;
+  transport: T;
+  timeoutMs: number;
+  /** Called once the connect has begun (a process transport has spawned its server by then). */
+  onConnecting?: () => void;
+  onDiagnostic?: (line: string) => void;
+  onToolsChanged?: () => void;
+  describeFailure: (err: unknown) => string;
+  failureData?: () => { stderr?: string };
+}): Promise<McpSession> {
+  const { transport } = opts;
   const client = new Client(
     { name: "fermix", version: VERSION },
     {
@@ -62,7 +98,7 @@ export async function connectOnce(opts: {
   const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
   try {
     const connected = client.connect(transport, { signal: deadline.signal, timeout: opts.timeoutMs });
-    opts.onSpawn?.(transport);
+    opts.onConnecting?.();
     await connected;
     const tools = await listAll(client, { signal: deadline.signal, timeout: opts.timeoutMs });
     return {
@@ -73,10 +109,9 @@ export async function connectOnce(opts: {
     };
   } catch (err) {
     await transport.kill();
-    const stderr = transport.stderr;
     throw McpDiscoveryFailed(
-      `${opts.plugin}: ${failureReason(err, transport, opts.timeoutMs)}`,
-      { plugin: opts.plugin, ...(stderr ? { stderr } : {}) },
+      `${opts.label}: ${opts.describeFailure(err)}`,
+      { plugin: opts.label, ...opts.failureData?.() },
       { cause: err },
     );
   } finally {
@@ -114,6 +149,6 @@ function failureReason(err: unknown, transport: ProcessTransport, timeoutMs: num
   return `discovery failed: ${why}${stderr}`;
 }
 
-function formatSeconds(ms: number): string {
+export function formatSeconds(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -1,8 +1,7 @@
 import type { Log } from "../../observability/log.ts";
-import type { DiscoveredTool, McpSession } from "./connect.ts";
-import { type McpPlugin, McpRuntimeMissing, processSpec } from "./launch.ts";
-import type { ProcessTransport } from "./process-transport.ts";
-import { toolNames } from "./tool-names.ts";
+import type { DiscoveredTool, McpSession, SessionTransport } from "./connect.ts";
+import { McpRuntimeMissing } from "./launch.ts";
+import type { McpSource } from "./source.ts";
 import { type McpCallResult, toCallResult } from "./tool-result.ts";
 
 /** `stopped` is a handle after stop(); a later `start` of the plugin makes a new handle. */
@@ -63,17 +62,18 @@ export type HandleOptions = {
 };
 
 /**
- * Starts a plugin's server in the background and returns its handle at once: nothing waits for discovery
- * unless it asks to (`ready`, `waitReady`, or a call with `waitMs`).
+ * Starts a plugin's (or an owner's `[mcp.servers]`) server in the background and returns its handle at once:
+ * nothing waits for discovery unless it asks to (`ready`, `waitReady`, or a call with `waitMs`).
  */
-export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHandle {
+export function startServer(source: McpSource, opts: HandleOptions): McpServerHandle {
+  const plugin = source;
   const log = opts.log.withTag(plugin.name);
   let status: McpStatus = "starting";
   let attempts = 0;
   let reason: string | undefined;
   let session: McpSession | undefined;
   let tools: McpTool[] = [];
-  let inFlight: ProcessTransport | undefined;
+  let inFlight: SessionTransport | undefined;
   let settled: Promise<void> = Promise.resolve();
   let stopping = false;
   let reconnects = 0;
@@ -107,24 +107,12 @@ export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHa
   const discover = async (): Promise<void> => {
     status = "starting";
     attempts = 0;
-    let spec: ReturnType<typeof processSpec>;
-    try {
-      spec = processSpec(plugin);
-    } catch (err) {
-      // A missing runtime is not transient: retrying would only delay the status the operator needs.
-      if (McpRuntimeMissing.is(err)) return quarantine(err.message);
-      throw err;
-    }
-    // The MCP SDK is loaded with the first server that starts: a one-shot ask that calls no plugin tool never pays.
-    const { connectOnce } = await import("./connect.ts");
     let lastError = "";
     for (let n = 1; n <= opts.maxAttempts && !stopping; n++) {
       attempts = n;
       notify();
       try {
-        const next = await connectOnce({
-          plugin: plugin.name,
-          spec,
+        const next = await source.connect({
           timeoutMs: opts.discoveryTimeoutMs,
           onSpawn: (t) => {
             inFlight = t;
@@ -140,6 +128,11 @@ export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHa
         return adopt(next);
       } catch (err) {
         inFlight = undefined;
+        // A missing runtime is not transient: retrying would only delay the status the operator needs.
+        if (McpRuntimeMissing.is(err)) {
+          attempts = 0; // nothing was launched: there was nothing to launch
+          return quarantine(err.message);
+        }
         lastError = err instanceof Error ? err.message.replace(`${plugin.name}: `, "") : String(err);
         log.warn(`attempt ${n}/${opts.maxAttempts}: ${lastError}`);
       }
@@ -149,10 +142,7 @@ export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHa
   };
 
   const named = (discovered: DiscoveredTool[]): McpTool[] => {
-    const names = toolNames(
-      plugin.name,
-      discovered.map((t) => t.name),
-    );
+    const names = source.toolNames(discovered.map((t) => t.name));
     return discovered.map((t, i) => ({ ...t, name: names[i]!, mcpName: t.name }));
   };
 
@@ -254,7 +244,7 @@ export function startServer(plugin: McpPlugin, opts: HandleOptions): McpServerHa
       if (status !== "ready" || !current) {
         return failure(
           status === "quarantined"
-            ? `${plugin.name} is quarantined: ${reason}. It cannot run ${name}; the owner can see why with: fermix plugins doctor ${plugin.name}`
+            ? `${plugin.name} is quarantined: ${reason}. It cannot run ${name}; the owner can see why with: ${source.doctorCommand}`
             : `${plugin.name} is ${status}; it cannot run ${name}.`,
         );
       }

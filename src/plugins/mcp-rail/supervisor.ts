@@ -2,9 +2,11 @@ import { defineError } from "../../error.ts";
 import type { Log } from "../../observability/log.ts";
 import type { McpPlugin } from "./launch.ts";
 import { type HandleOptions, type McpServerHandle, type McpTool, startServer } from "./server-handle.ts";
+import { type McpSource, pluginSource } from "./source.ts";
 
 export type { McpPlugin } from "./launch.ts";
 export type { McpServerHandle, McpStatus, McpTool } from "./server-handle.ts";
+export type { McpSource } from "./source.ts";
 export type { McpCallResult } from "./tool-result.ts";
 
 export type McpSupervisorDeps = {
@@ -30,7 +32,9 @@ export type McpSupervisor = {
    * launched — never after discovery (`handle.ready()` waits for that). A plugin already running (or
    * quarantined) is stopped first and started fresh: this is what enable, disable-then-enable and restart do.
    */
-  start(plugin: McpPlugin): Promise<McpServerHandle>;
+  start(plugin: McpPlugin | McpSource): Promise<McpServerHandle>;
+  /** Also tells `listener` of every status or tool-list change (besides deps.onChange); returns the unsubscribe. */
+  watch(listener: (handle: McpServerHandle) => void): () => void;
   get(name: string): McpServerHandle | undefined;
   /** Every server handle this supervisor holds now. */
   all(): McpServerHandle[];
@@ -73,8 +77,12 @@ export function createMcpSupervisor(deps: McpSupervisorDeps = {}): McpSupervisor
     backoffMs: DISCOVERY_BACKOFF_MS,
     maxReconnects: deps.maxReconnects ?? 5,
     stableAfterMs: 60_000,
-    onChange: deps.onChange,
+    onChange: (handle) => {
+      deps.onChange?.(handle);
+      for (const listener of listeners) listener(handle);
+    },
   };
+  const listeners = new Set<(handle: McpServerHandle) => void>();
   const handles = new Map<string, McpServerHandle>();
   // Set by stopAll: a start queued behind it (a reload racing a shutdown) must not launch a server nobody stops.
   let closed = false;
@@ -101,13 +109,22 @@ export function createMcpSupervisor(deps: McpSupervisorDeps = {}): McpSupervisor
       serial(plugin.name, async () => {
         await stopOne(plugin.name);
         if (closed) throw SupervisorClosed(`${plugin.name}: plugin servers are shutting down`, { plugin: plugin.name });
-        const handle = startServer(plugin, {
+        // A plugin (it has a manifest) or an owner's [mcp.servers] entry, which brings its own way to connect.
+        const source = "manifest" in plugin ? pluginSource(plugin) : plugin;
+        const handle = startServer(source, {
           ...options,
-          onDiscovered: deps.onDiscovered ? (tools) => deps.onDiscovered?.(plugin, tools) : undefined,
+          onDiscovered: (tools) => {
+            if ("manifest" in plugin) deps.onDiscovered?.(plugin, tools);
+            source.onDiscovered?.(tools);
+          },
         });
         handles.set(plugin.name, handle);
         return handle;
       }),
+    watch: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     get: (name) => handles.get(name),
     all: () => [...handles.values()],
     stop: (name) => serial(name, () => stopOne(name)),
