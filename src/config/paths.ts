@@ -21,6 +21,8 @@ export type FermixPaths = {
   web: { setupToken: string; launchToken: string };
   /** One record per running fermix of the child process groups it started, for reaping after a SIGKILL. */
   children: string;
+  /** The browser tool's persistent Chromium profile and its downloads. */
+  browser: { profile: string; downloads: string };
   /** The plugin store: installed/<name>/<version>/ with a `current` link per plugin, installed.json, a lock. */
   plugins: {
     root: string;
@@ -58,6 +60,7 @@ export function fermixPaths(home: string): FermixPaths {
     auth: join(home, "auth.json"),
     web: { setupToken: join(home, "setup-token"), launchToken: join(home, "setup-launch-token.json") },
     children: join(home, "run", "children"),
+    browser: { profile: join(home, "browser", "profile"), downloads: join(home, "browser", "downloads") },
     skills: join(home, "skills"),
     plugins: {
       root: join(home, "plugins"),

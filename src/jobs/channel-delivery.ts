@@ -27,12 +27,25 @@ export async function deliverToChannel(job: Job, message: string, deps: ChannelD
   if (!target) {
     return { status: "failed", error: "the job has no chat to deliver to; give it a delivery_target with update_job" };
   }
+  return deliverToTarget(target, message, deps, "change the job's delivery with update_job");
+}
+
+/**
+ * Sends `message` to one chat, trying a rate-limited or cut-off send again as the platform asks; shared by job
+ * results and coding-harness results. `fix` finishes the sentence when no channel runs for the platform.
+ */
+export async function deliverToTarget(
+  target: DeliveryTarget,
+  message: string,
+  deps: ChannelDeliveryDeps,
+  fix: string,
+): Promise<Delivery> {
   const where = `${target.platform}:${target.chat_id}${target.thread ? `:${target.thread}` : ""}`;
   const channel = deps.channel?.(target.platform);
   if (!channel) {
     return {
       status: "failed",
-      error: `no ${target.platform} channel is running in this fermix; configure [fermix_channels.${target.platform}] or change the job's delivery with update_job`,
+      error: `no ${target.platform} channel is running in this fermix; configure [fermix_channels.${target.platform}] or ${fix}`,
     };
   }
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

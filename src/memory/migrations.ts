@@ -185,4 +185,40 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX job_runs_by_job ON job_runs (job_id, created_at);
   CREATE INDEX job_runs_active ON job_runs (status) WHERE status IN ('queued', 'running');
   `,
+  // 6: coding-harness runs (codex_run, claude_code_run). Times are epoch milliseconds. origin_* is the conversation
+  // the run was asked from (its result goes back there), job_id the scheduled job whose run asked, if any.
+  `
+  CREATE TABLE harness_runs (
+    id TEXT PRIMARY KEY,
+    vendor TEXT NOT NULL CHECK (vendor IN ('codex', 'claude')),
+    status TEXT NOT NULL CHECK (status IN ('starting', 'submitting', 'running', 'polling', 'completed', 'failed', 'blocked', 'cancelled', 'interrupted')),
+    cwd TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    argv_json TEXT NOT NULL,
+    params_json TEXT NOT NULL,
+    progress TEXT NOT NULL DEFAULT 'milestones',
+    origin_channel TEXT NOT NULL,
+    origin_chat TEXT NOT NULL,
+    origin_thread TEXT NOT NULL DEFAULT '',
+    job_id TEXT,
+    pid INTEGER,
+    vendor_session TEXT,
+    final_message TEXT,
+    error TEXT,
+    failure_tag TEXT,
+    exit_code INTEGER,
+    events INTEGER NOT NULL DEFAULT 0,
+    framing_errors INTEGER NOT NULL DEFAULT 0,
+    usage_json TEXT,
+    last_milestone TEXT,
+    delivery_status TEXT NOT NULL DEFAULT 'none' CHECK (delivery_status IN ('none', 'stored', 'pending', 'sent', 'failed')),
+    delivery_error TEXT,
+    started_at INTEGER NOT NULL,
+    completed_at INTEGER,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX harness_runs_recent ON harness_runs (started_at);
+  CREATE INDEX harness_runs_active ON harness_runs (status) WHERE status IN ('starting', 'submitting', 'running', 'polling');
+  CREATE INDEX harness_runs_pending ON harness_runs (delivery_status) WHERE delivery_status = 'pending';
+  `,
 ];

@@ -1,0 +1,284 @@
+import { basename, join } from "node:path";
+import * as v from "valibot";
+import { isFermixError } from "../../error.ts";
+import { randomHex } from "../../ids.ts";
+import { EXTENSIONS, imageType, scrub } from "../../media/image-backends/_http.ts";
+import { IMAGE_NOT_CONFIGURED, type ImageSettings, imageSettings } from "../../media/image-backends/image-settings.ts";
+import type { ImageBytes, ImageHttp, ImageJob } from "../../media/image-backends/image-types.ts";
+import { readCapped } from "../../net/read-capped.ts";
+import { defineTool, type ToolContext, type ToolResult } from "../tool.ts";
+import { denied } from "./_paths.ts";
+
+/** A high-quality picture takes a minute or two; past this the call is a failure, not a wait. */
+const IMAGE_TIMEOUT_MS = 240_000;
+/** A 4K PNG is tens of MB once base64-encoded in JSON. */
+const MAX_ANSWER_BYTES = 96 * 1024 * 1024;
+/** OpenAI takes input pictures up to 50 MB; the others less. */
+const MAX_INPUT_BYTES = 50 * 1024 * 1024;
+const INBOUND_LAST = "inbound:last";
+const PIXELS = /^(\d+)x(\d+)$/;
+const RATIO = /^\d+(\.\d+)?:\d+(\.\d+)?$/;
+
+const Args = v.object({
+  prompt: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1),
+    v.maxLength(32_000),
+    v.description("What to draw, or what to change in an edit."),
+  ),
+  operation: v.optional(
+    v.pipe(
+      v.picklist(["generate", "edit"], 'one of "generate" or "edit"'),
+      v.description("generate (default) makes a new picture; edit changes input_image."),
+    ),
+  ),
+  input_image: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description(
+        `For an edit: a picture inside the sandbox, or "${INBOUND_LAST}" for the last picture sent in this chat.`,
+      ),
+    ),
+  ),
+  mask: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.description("openai backend only: a PNG in the sandbox whose transparent pixels mark where the edit paints."),
+    ),
+  ),
+  size: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^(\d+x\d+|\d+(\.\d+)?:\d+(\.\d+)?|auto)$/,
+        'a size such as "1024x1024", an aspect ratio such as "16:9", or "auto"',
+      ),
+      v.description(
+        'openai: a pixel size such as "1024x1024" or "auto"; xai and google: an aspect ratio such as "16:9".',
+      ),
+    ),
+  ),
+  model: v.optional(v.pipe(v.string(), v.minLength(1), v.description("Another model of the configured backend."))),
+  delivery: v.optional(
+    v.pipe(
+      v.picklist(["save", "send"], 'one of "save" or "send"'),
+      v.description("send (default in a chat) also sends the picture to this chat; save only writes the file."),
+    ),
+  ),
+});
+type Args = v.InferOutput<typeof Args>;
+
+export type GenerateImageDeps = {
+  /** The platform's fetch, for an API root the owner configured (trusted as written, loopback included). */
+  fetch?: typeof fetch;
+};
+
+/**
+ * generate_image (spec: self-knowledge.md, "Media"): one picture from the configured backend, written to
+ * `<workspace>/media/image-<token>.png` and sent to the chat a channel turn answers. Everything checkable is
+ * checked before the paid call: the backend, where the picture can go, what the backend can do (mask, pixel
+ * size), the key and the input pictures.
+ */
+export function createGenerateImage(deps: GenerateImageDeps = {}) {
+  const platformFetch = deps.fetch ?? fetch;
+  return defineTool({
+    name: "generate_image",
+    description:
+      "Create or edit a raster image from a text prompt with the configured image backend; saved under the workspace's media/ folder and, in a chat, sent there.",
+    policy: "network",
+    readOnly: false,
+    deferrable: true,
+    timeoutMs: IMAGE_TIMEOUT_MS + 30_000,
+    parameters: Args,
+    help: `The owner picks the backend in [fermix_core.tools.generate_image] (openai, xai or google; fermix setup's Media tab). The file goes to <workspace>/media/image-<token>.png; in a chat it is also sent there (delivery "send", the default when a chat can take files), elsewhere (CLI, jobs, subagents) it is only saved. An edit needs input_image: a sandbox path or "${INBOUND_LAST}" (the last picture sent in this chat, kept for an hour). mask is OpenAI only; xai and google take an aspect ratio instead of a pixel size. Keys: openai and xai use their chat provider's api_key (OPENAI_API_KEY, XAI_API_KEY); google uses google_api_key or GEMINI_API_KEY. Not for diagrams, charts, code assets or live data.`,
+    async execute(args, ctx) {
+      const settings = imageSettings(ctx.config);
+      if (!settings) return { isError: true, content: IMAGE_NOT_CONFIGURED };
+      const channel = ctx.channel?.sendFile ? ctx.channel : undefined;
+      if (args.delivery === "send" && !channel) {
+        return {
+          isError: true,
+          content:
+            'delivery "send" needs a chat to send to, and this call has none (CLI, job or subagent); use delivery "save" and the file is kept in the workspace.',
+        };
+      }
+      const planned = plan(args, settings);
+      if ("refused" in planned) return { isError: true, content: planned.refused };
+
+      let apiKey: string;
+      try {
+        apiKey = ctx.resolveSecret(settings.key.ref, settings.key.slot);
+      } catch (err) {
+        return {
+          isError: true,
+          content: `Image generation is not configured: the ${settings.service.id} backend has no key (${(err as Error).message}). Set ${settings.key.where}: run \`fermix setup\` and choose an image backend.`,
+        };
+      }
+
+      let job: ImageJob = { operation: planned.operation, prompt: args.prompt, model: args.model ?? settings.model };
+      if (planned.size) job = { ...job, size: planned.size };
+      if (planned.operation === "edit") {
+        const image = await inputPicture(args.input_image!, "input_image", ctx);
+        if ("result" in image) return image.result;
+        job = { ...job, image };
+        if (args.mask) {
+          const mask = await inputPicture(args.mask, "mask", ctx);
+          if ("result" in mask) return mask.result;
+          if (mask.mime !== "image/png") return { isError: true, content: "mask must be a PNG with transparency." };
+          job = { ...job, mask };
+        }
+      }
+
+      let picture: ImageBytes;
+      try {
+        const http = settings.ownerBaseUrl ? ownerHttp(platformFetch, ctx.signal) : guardedHttp(ctx);
+        picture = await settings.service.run(job, { baseUrl: settings.baseUrl, apiKey }, http);
+      } catch (err) {
+        if (ctx.signal.aborted) return { isError: true, content: "generate_image was cancelled." };
+        const message = isFermixError(err) ? err.message : `${settings.service.id}: ${(err as Error).message}`;
+        return { isError: true, content: scrub(message, apiKey) };
+      }
+
+      const path = join(
+        ctx.sandbox.status().workspaceRoot,
+        "media",
+        `image-${randomHex(6)}.${EXTENSIONS[picture.mime]}`,
+      );
+      const written = await ctx.sandbox.writeFile(path, picture.bytes, ctx.caller);
+      if (!written.ok) return denied(written, ctx);
+      const made = `${job.operation === "edit" ? "Edited" : "Generated"} an image with ${settings.service.label} (${job.model})${planned.note ?? ""} and saved it to ${written.path}`;
+      if (!channel || args.delivery === "save") return `${made}.`;
+      try {
+        await channel.sendFile!({
+          kind: "image",
+          bytes: picture.bytes,
+          filename: basename(written.path),
+          mime: picture.mime,
+        });
+      } catch (err) {
+        // The file is kept: send_attachment can try again (as a document when a photo is too large).
+        return `${made}, but sending it to this chat failed: ${(err as Error).message}`;
+      }
+      return `${made}; it was sent to this chat.`;
+    },
+  });
+}
+
+export const generateImage = createGenerateImage();
+
+type Plan = { operation: "generate" | "edit"; size?: string; note?: string } | { refused: string };
+
+/** The call checked against the backend's abilities: refused loudly, never silently dropped. */
+function plan(args: Args, settings: ImageSettings): Plan {
+  const backend = settings.service.id;
+  const operation = args.operation ?? (args.input_image ? "edit" : "generate");
+  if (operation === "generate" && args.input_image) {
+    return { refused: 'input_image is for operation "edit"; leave operation out or set it to "edit".' };
+  }
+  if (operation === "edit" && !args.input_image) {
+    return {
+      refused: `an edit needs input_image: a picture in the sandbox, or "${INBOUND_LAST}" for the last one sent in this chat.`,
+    };
+  }
+  if (args.mask && !settings.service.mask) {
+    return {
+      refused: `mask is supported by the openai backend only; the configured backend is ${backend}. Describe the area to change in the prompt instead.`,
+    };
+  }
+  if (args.mask && operation !== "edit") return { refused: "mask is for an edit: give input_image too." };
+  const size = args.size ?? settings.size;
+  if (!size || size === "auto") return { operation, ...(size ? { size } : {}) };
+  if (settings.service.sizes === "pixels") {
+    if (RATIO.test(size)) {
+      return {
+        refused: `the ${backend} backend takes a pixel size such as "1024x1024", "1536x1024" or "auto", not an aspect ratio.`,
+      };
+    }
+    return { operation, size };
+  }
+  const pixels = PIXELS.exec(size);
+  if (!pixels) return { operation, size };
+  // xai and google take no pixel size: the shape of one is what they can honour.
+  const [w, h] = [Number(pixels[1]), Number(pixels[2])];
+  const d = gcd(w, h) || 1;
+  const ratio = `${w / d}:${h / d}`;
+  return { operation, size: ratio, note: ` at aspect ratio ${ratio} (${backend} takes no pixel size)` };
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/** An input picture: the last one this chat sent, or a file the sandbox lets the caller read. */
+async function inputPicture(
+  source: string,
+  field: "input_image" | "mask",
+  ctx: ToolContext,
+): Promise<ImageBytes | { result: ToolResult }> {
+  if (source === INBOUND_LAST) {
+    if (field === "mask") {
+      return {
+        result: { isError: true, content: `mask must be a PNG in the sandbox; "${INBOUND_LAST}" is for input_image.` },
+      };
+    }
+    const last = ctx.channel?.inboundImage?.();
+    if (!last) {
+      return {
+        result: {
+          isError: true,
+          content: `${field} "${INBOUND_LAST}": no picture was sent in this chat in the last hour. Ask for one, or give a sandbox path.`,
+        },
+      };
+    }
+    return { bytes: last.data, mime: imageType(last.data) ?? last.mime };
+  }
+  const read = await ctx.sandbox.readFile(source, ctx.caller, MAX_INPUT_BYTES);
+  if (!read.ok) {
+    if (read.code === "not_found") return { result: { isError: true, content: `${field} not found: ${source}` } };
+    return { result: denied(read, ctx) };
+  }
+  if (read.truncated) return { result: { isError: true, content: `${field} ${read.path} is over 50 MB.` } };
+  const mime = imageType(read.bytes);
+  if (!mime)
+    return { result: { isError: true, content: `${field} ${read.path} is not a PNG, JPEG, WebP or GIF picture.` } };
+  return { bytes: read.bytes, mime };
+}
+
+/** The default API roots are public hosts: the tools' guarded door, with a cap fit for pictures. */
+function guardedHttp(ctx: ToolContext): ImageHttp {
+  return async (url, init) => {
+    const answer = await ctx.net(url, {
+      method: "POST",
+      headers: init.headers,
+      body: init.body,
+      maxBytes: MAX_ANSWER_BYTES,
+      maxRedirects: 0,
+      timeoutMs: IMAGE_TIMEOUT_MS,
+      signal: ctx.signal,
+    });
+    if (answer.truncated) throw new Error(`the answer was over ${MAX_ANSWER_BYTES / 1024 / 1024} MB`);
+    return { status: answer.status, text: new TextDecoder().decode(answer.body) };
+  };
+}
+
+/**
+ * An API root the owner wrote (generate_image's base_url, or the chat provider's, which already gets this key):
+ * trusted as written like the chat wires', so a proxy or self-hosted server on this machine works.
+ */
+function ownerHttp(send: typeof fetch, signal: AbortSignal): ImageHttp {
+  return async (url, init) => {
+    const response = await send(url, {
+      method: "POST",
+      headers: init.headers,
+      body: init.body as string | Uint8Array<ArrayBuffer>,
+      redirect: "manual",
+      signal: AbortSignal.any([signal, AbortSignal.timeout(IMAGE_TIMEOUT_MS)]),
+    });
+    const { body, truncated } = await readCapped(response, MAX_ANSWER_BYTES);
+    if (truncated) throw new Error(`the answer was over ${MAX_ANSWER_BYTES / 1024 / 1024} MB`);
+    return { status: response.status, text: new TextDecoder().decode(body) };
+  };
+}

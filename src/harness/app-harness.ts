@@ -1,0 +1,69 @@
+import type { AnyTool } from "../capabilities/tool.ts";
+import type { Config } from "../config/schema.ts";
+import type { ChannelDeliveryDeps } from "../jobs/channel-delivery.ts";
+import type { JobService } from "../jobs/job-service.ts";
+import type { ConversationKey } from "../memory/messages.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
+import { createCliDetector } from "./cli-detect.ts";
+import { offeredHarness } from "./gate.ts";
+import type { HarnessService } from "./harness-service.ts";
+import { hasPendingHarnessResults } from "./harness-store.ts";
+
+export type AppHarnessDeps = {
+  db: () => SqlDatabase;
+  role: "daemon" | "oneshot";
+  config: () => Config;
+  env: Record<string, string | undefined>;
+  home: string;
+  now: () => number;
+  log: { info(msg: string): void; warn(msg: string): void };
+  channel: ChannelDeliveryDeps["channel"];
+  jobs: () => Promise<JobService>;
+};
+
+/**
+ * The coding harness as the composition root wires it. Nothing of it loads for a turn until the owner approved it;
+ * then its tools join the turn's extra tools and the service starts on first use.
+ */
+export function createAppHarness(deps: AppHarnessDeps) {
+  const cli = createCliDetector(deps.env.PATH);
+  let service: Promise<HarnessService> | undefined;
+  const load = () =>
+    (service ??= import("./harness-service.ts").then(({ createHarnessService }) =>
+      createHarnessService({ ...deps, db: deps.db(), cli }),
+    ));
+  // A daemon marks the runs a killed predecessor left active as interrupted right away (their processes were
+  // reaped at its start), so no reader sees them running; only where the harness was ever approved.
+  if (deps.role === "daemon" && deps.config().fermix_core?.harness?.approved === true) {
+    setTimeout(() => void load().catch((err) => deps.log.warn(`coding harness: ${(err as Error).message}`)), 0);
+  }
+  let toolSet: Promise<{ list: (offered: ReturnType<typeof offeredHarness>) => AnyTool[] }> | undefined;
+  // One array per offer, so a turn sees the same list while nothing changes (joinTools compares arrays).
+  let last: { key: string; tools: readonly AnyTool[] } | undefined;
+  return {
+    service: load,
+    /** The harness tools this config offers (undefined: none), as a live-tools getter. */
+    async tools(config: Config): Promise<(() => readonly AnyTool[]) | undefined> {
+      const offered = offeredHarness(config, (vendor) => cli(vendor) !== null);
+      if (!offered.history) return undefined;
+      toolSet ??= import("../capabilities/builtins/coding-harness.ts").then((m) => {
+        const tools = m.createHarnessTools({ service: load });
+        return { list: (o: ReturnType<typeof offeredHarness>) => m.harnessToolList(tools, o) };
+      });
+      const { list } = await toolSet;
+      const key = JSON.stringify(offered);
+      if (last?.key !== key) last = { key, tools: list(offered) };
+      const tools = last.tools;
+      return () => tools;
+    },
+    /** Coding results waiting for this CLI conversation, shown before its next turn like job answers. */
+    async showPending(input: { key: ConversationKey; onNotice?: (text: string) => void }): Promise<void> {
+      if (!input.onNotice || !hasPendingHarnessResults(deps.db())) return;
+      for (const { message } of (await load()).takePending(input.key)) input.onNotice(`fermix: ${message}`);
+    },
+    /** Ends this process's runs (recorded as interrupted). */
+    async stop(): Promise<void> {
+      if (service) await (await service).stopAll();
+    },
+  };
+}

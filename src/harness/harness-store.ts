@@ -1,0 +1,222 @@
+import type { ConversationKey } from "../memory/messages.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
+import {
+  ACTIVE_STATUSES,
+  type DeliveryState,
+  type FailureTag,
+  type HarnessRun,
+  type RunStatus,
+  type Vendor,
+} from "./harness-types.ts";
+
+type Row = {
+  id: string;
+  vendor: Vendor;
+  status: RunStatus;
+  cwd: string;
+  prompt: string;
+  argv_json: string;
+  params_json: string;
+  progress: "quiet" | "milestones";
+  origin_channel: string;
+  origin_chat: string;
+  origin_thread: string;
+  job_id: string | null;
+  pid: number | null;
+  vendor_session: string | null;
+  final_message: string | null;
+  error: string | null;
+  failure_tag: FailureTag | null;
+  exit_code: number | null;
+  events: number;
+  framing_errors: number;
+  usage_json: string | null;
+  last_milestone: string | null;
+  delivery_status: DeliveryState;
+  delivery_error: string | null;
+  started_at: number;
+  completed_at: number | null;
+};
+
+const ACTIVE = `status IN (${ACTIVE_STATUSES.map((s) => `'${s}'`).join(", ")})`;
+
+/** What a run's end changes at once: status, outcome and the counters the stream reader kept. */
+export type RunEnd = {
+  status: Extract<RunStatus, "completed" | "failed" | "cancelled" | "interrupted">;
+  finalMessage?: string;
+  error?: string;
+  failureTag?: FailureTag;
+  exitCode?: number;
+  events?: number;
+  framingErrors?: number;
+  usage?: unknown;
+  vendorSession?: string;
+};
+
+/** harness_runs in memory.db: one row per coding run, kept after it ends so its result can be read again. */
+export function createHarnessStore(db: SqlDatabase, now: () => number) {
+  const get = (id: string): HarnessRun | undefined => {
+    const row = db.query<Row>("SELECT * FROM harness_runs WHERE id = $id").get({ id });
+    return row ? toRun(row) : undefined;
+  };
+  return {
+    get,
+
+    create(run: Omit<HarnessRun, "status" | "events" | "framingErrors" | "delivery">): HarnessRun {
+      const t = now();
+      db.query(
+        `INSERT INTO harness_runs (id, vendor, status, cwd, prompt, argv_json, params_json, progress, origin_channel,
+           origin_chat, origin_thread, job_id, started_at, updated_at)
+         VALUES ($id, $vendor, 'starting', $cwd, $prompt, $argv, $params, $progress, $channel, $chat, $thread, $job,
+           $started, $t)`,
+      ).run({
+        id: run.id,
+        vendor: run.vendor,
+        cwd: run.cwd,
+        prompt: run.prompt,
+        argv: JSON.stringify(run.argv),
+        params: JSON.stringify(run.params),
+        progress: run.progress,
+        channel: run.origin.channel,
+        chat: run.origin.chat,
+        thread: run.origin.thread ?? "",
+        job: run.jobId ?? null,
+        started: run.startedAt,
+        t,
+      });
+      return get(run.id)!;
+    },
+
+    running(id: string, pid: number): void {
+      db.query("UPDATE harness_runs SET status = 'running', pid = $pid, updated_at = $t WHERE id = $id").run({
+        id,
+        pid,
+        t: now(),
+      });
+    },
+
+    /** The stream's latest news: the vendor's session id once known, the last milestone, the event counters. */
+    progress(id: string, p: { vendorSession?: string; milestone?: string; events: number; framingErrors: number }) {
+      db.query(
+        `UPDATE harness_runs SET vendor_session = COALESCE($session, vendor_session),
+           last_milestone = COALESCE($milestone, last_milestone), events = $events, framing_errors = $framing,
+           updated_at = $t WHERE id = $id`,
+      ).run({
+        id,
+        session: p.vendorSession ?? null,
+        milestone: p.milestone ?? null,
+        events: p.events,
+        framing: p.framingErrors,
+        t: now(),
+      });
+    },
+
+    /** Ends an active run; a run that already ended is left as it is (false). */
+    finish(id: string, end: RunEnd): boolean {
+      const t = now();
+      const changed = db
+        .query(
+          `UPDATE harness_runs SET status = $status, final_message = $final, error = $error, failure_tag = $tag,
+             exit_code = $exit, events = COALESCE($events, events), framing_errors = COALESCE($framing, framing_errors),
+             usage_json = $usage, vendor_session = COALESCE($session, vendor_session), completed_at = $t,
+             updated_at = $t
+           WHERE id = $id AND ${ACTIVE}`,
+        )
+        .run({
+          id,
+          status: end.status,
+          final: end.finalMessage ?? null,
+          error: end.error ?? null,
+          tag: end.failureTag ?? null,
+          exit: end.exitCode ?? null,
+          events: end.events ?? null,
+          framing: end.framingErrors ?? null,
+          usage: end.usage === undefined ? null : JSON.stringify(end.usage),
+          session: end.vendorSession ?? null,
+          t,
+        });
+      return changed.changes > 0;
+    },
+
+    delivered(id: string, status: DeliveryState, error?: string): void {
+      db.query(
+        "UPDATE harness_runs SET delivery_status = $status, delivery_error = $error, updated_at = $t WHERE id = $id",
+      ).run({ id, status, error: error ?? null, t: now() });
+    },
+
+    list(filter: { status?: RunStatus; limit?: number } = {}): HarnessRun[] {
+      return db
+        .query<Row>(
+          `SELECT * FROM harness_runs WHERE ($status IS NULL OR status = $status)
+           ORDER BY started_at DESC, rowid DESC LIMIT $limit`,
+        )
+        .all({ status: filter.status ?? null, limit: filter.limit ?? 20 })
+        .map(toRun);
+    },
+
+    active(): HarnessRun[] {
+      return db.query<Row>(`SELECT * FROM harness_runs WHERE ${ACTIVE} ORDER BY started_at`).all().map(toRun);
+    },
+
+    /** Finished runs whose result waits for the next turn of `conversation` (a CLI session). */
+    pendingFor(conversation: ConversationKey): HarnessRun[] {
+      return db
+        .query<Row>(
+          `SELECT * FROM harness_runs WHERE delivery_status = 'pending' AND origin_channel = $channel
+             AND origin_chat = $chat AND origin_thread = $thread ORDER BY completed_at, rowid`,
+        )
+        .all({ channel: conversation.channel, chat: conversation.chat, thread: conversation.thread ?? "" })
+        .map(toRun);
+    },
+
+    /**
+     * Runs a previous daemon left active (it was killed or crashed; its process groups were reaped at start):
+     * marked interrupted, never resumed.
+     */
+    interruptLeftovers(reason: string): HarnessRun[] {
+      const left = db.query<Row>(`SELECT * FROM harness_runs WHERE ${ACTIVE}`).all().map(toRun);
+      for (const run of left) this.finish(run.id, { status: "interrupted", error: reason });
+      return left;
+    },
+  };
+}
+
+export type HarnessStore = ReturnType<typeof createHarnessStore>;
+
+/** One indexed look before loading the harness: most turns have no coding result waiting. */
+export function hasPendingHarnessResults(db: SqlDatabase): boolean {
+  return db.query("SELECT 1 AS x FROM harness_runs WHERE delivery_status = 'pending' LIMIT 1").get() !== null;
+}
+
+function toRun(row: Row): HarnessRun {
+  return {
+    id: row.id,
+    vendor: row.vendor,
+    status: row.status,
+    cwd: row.cwd,
+    prompt: row.prompt,
+    argv: JSON.parse(row.argv_json) as string[],
+    params: JSON.parse(row.params_json) as Record<string, unknown>,
+    progress: row.progress,
+    origin: {
+      channel: row.origin_channel,
+      chat: row.origin_chat,
+      ...(row.origin_thread ? { thread: row.origin_thread } : {}),
+    },
+    ...(row.job_id ? { jobId: row.job_id } : {}),
+    ...(row.pid !== null ? { pid: row.pid } : {}),
+    ...(row.vendor_session ? { vendorSession: row.vendor_session } : {}),
+    ...(row.final_message !== null ? { finalMessage: row.final_message } : {}),
+    ...(row.error !== null ? { error: row.error } : {}),
+    ...(row.failure_tag ? { failureTag: row.failure_tag } : {}),
+    ...(row.exit_code !== null ? { exitCode: row.exit_code } : {}),
+    events: row.events,
+    framingErrors: row.framing_errors,
+    ...(row.usage_json ? { usage: JSON.parse(row.usage_json) } : {}),
+    ...(row.last_milestone ? { lastMilestone: row.last_milestone } : {}),
+    delivery: row.delivery_status,
+    ...(row.delivery_error ? { deliveryError: row.delivery_error } : {}),
+    startedAt: row.started_at,
+    ...(row.completed_at !== null ? { completedAt: row.completed_at } : {}),
+  };
+}

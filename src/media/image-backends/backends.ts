@@ -1,0 +1,11 @@
+import { googleImages } from "./google.ts";
+import type { ImageBackend, ImageBackendId } from "./image-types.ts";
+import { openaiImages } from "./openai.ts";
+import { xaiImages } from "./xai.ts";
+
+/** Every image service, one line each ([fermix_core.tools.generate_image] backend). */
+export const IMAGE_SERVICES: Record<ImageBackendId, ImageBackend> = {
+  openai: openaiImages,
+  xai: xaiImages,
+  google: googleImages,
+};

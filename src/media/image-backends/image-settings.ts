@@ -1,0 +1,55 @@
+import type { Config, SecretRef } from "../../config/schema.ts";
+import { GOOGLE_IMAGE_KEY_SLOT } from "../../config/secret-slots.ts";
+import { IMAGE_SERVICES } from "./backends.ts";
+import type { ImageBackend } from "./image-types.ts";
+
+/** The facts' sentence when no backend is chosen. */
+export const IMAGE_NOT_CONFIGURED =
+  "Image generation is not configured. Run `fermix setup` and choose an image backend.";
+
+/** [fermix_core.tools.generate_image] read for one call; the key stays a reference until the call needs it. */
+export type ImageSettings = {
+  service: ImageBackend;
+  model: string;
+  size?: string;
+  baseUrl: string;
+  /** The owner wrote this API root (generate_image's or the provider's base_url): trusted as written, loopback too. */
+  ownerBaseUrl: boolean;
+  key: { ref: SecretRef; slot: string; where: string };
+};
+
+/**
+ * The configured backend, or undefined. openai and xai reuse their chat provider's key and API root (the image
+ * endpoints sit beside chat's); google has its own google_api_key (else GEMINI_API_KEY).
+ */
+export function imageSettings(config: Config): ImageSettings | undefined {
+  const section = config.fermix_core?.tools?.generate_image;
+  if (!section?.backend) return undefined;
+  const service = IMAGE_SERVICES[section.backend];
+  const provider = section.backend === "google" ? undefined : config.fermix_core?.providers?.[section.backend];
+  const configured = section.base_url ?? provider?.base_url;
+  return {
+    service,
+    model: section.model ?? service.defaultModel,
+    ...(section.size ? { size: section.size } : {}),
+    baseUrl: (configured ?? service.defaultBaseUrl).replace(/\/+$/, ""),
+    ownerBaseUrl: configured !== undefined,
+    key: keyOf(section.backend, section.google_api_key, provider?.api_key),
+  };
+}
+
+function keyOf(backend: ImageBackend["id"], googleKey?: SecretRef, providerKey?: SecretRef): ImageSettings["key"] {
+  if (backend === "google") {
+    return {
+      ref: googleKey ?? "$GEMINI_API_KEY",
+      slot: GOOGLE_IMAGE_KEY_SLOT,
+      where: "[fermix_core.tools.generate_image] google_api_key (or GEMINI_API_KEY)",
+    };
+  }
+  const env = backend === "openai" ? "OPENAI_API_KEY" : "XAI_API_KEY";
+  return {
+    ref: providerKey ?? `$${env}`,
+    slot: env,
+    where: `[fermix_core.providers.${backend}] api_key (or ${env})`,
+  };
+}
