@@ -1,10 +1,14 @@
 import { homedir } from "node:os";
 import { compactConversation } from "./agent/compaction.ts";
+import { failoverEvent } from "./agent/loop-traces.ts";
 import { readPromptFiles, reconcileAgentName, seedPromptFiles } from "./agent/prompt-files.ts";
 import { runSubagents } from "./agent/subagents.ts";
 import { runTurn, type ToolEnvironment, type TurnInput, type TurnResult } from "./agent/turn.ts";
+import { createAppBrowser } from "./browser/app-browser.ts";
+import type { BrowserSession } from "./browser/browser-session.ts";
 import { BUILTIN_TOOLS } from "./capabilities/builtins/registry.ts";
 import { WEB_TOOLS } from "./capabilities/builtins/web-tools.ts";
+import { commandProfileSource } from "./capabilities/command-profiles.ts";
 import { createRegistry, type Registry } from "./capabilities/registry.ts";
 import type { Caller, Delegation } from "./capabilities/tool.ts";
 import { enabledChannels } from "./channels/registry.ts";
@@ -24,21 +28,29 @@ import { createLanes, type Lanes } from "./gateway/lanes.ts";
 import { createBackgroundTasks } from "./gateway/slash/background-tasks.ts";
 import { createSoulDeps } from "./gateway/slash/soul-deps.ts";
 import { handleSlash, type SlashAnswer, type SlashContext } from "./gateway/slash.ts";
+import { createAppHarness } from "./harness/app-harness.ts";
 import type { JobService } from "./jobs/job-service.ts";
 import { lazy } from "./lazy.ts";
+import { joinTools } from "./mcp/outbound/join-tools.ts";
+import type { OutboundMcp } from "./mcp/outbound/outbound-runtime.ts";
 import { lazyDatabase } from "./memory/lazy-database.ts";
 import { createMemoryStore } from "./memory/memories.ts";
+import { reviewSettings } from "./memory/memory-settings.ts";
 import type { ConversationKey } from "./memory/messages.ts";
 import { createMessageStore } from "./memory/messages.ts";
 import type { Review } from "./memory/review.ts";
 import { createGuardedFetch } from "./net/guarded-fetch.ts";
 import type { GuardedFetch } from "./net/types.ts";
+import type { ExporterStatus, TraceExport } from "./observability/export/trace-export.ts";
 import { createLog, type Log } from "./observability/log.ts";
 import { captureContent, createTraces } from "./observability/traces.ts";
 import { pluginsConfigured } from "./plugins/dev-local.ts";
+import type { McpSupervisor } from "./plugins/mcp-rail/supervisor.ts";
 import type { PluginRuntime } from "./plugins/plugin-runtime.ts";
 import { pluginsSection, unavailablePluginTool } from "./plugins/prompt-section.ts";
 import type { PluginsReport } from "./protocol/schemas.ts";
+import { oneShotSubagentRoutes } from "./providers/one-shot-route.ts";
+import type { FailoverInfo } from "./providers/router.ts";
 import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
 import { cronRoutes, subagentRoutes, validateRouting } from "./providers/routing-config.ts";
 import { WIRES } from "./providers/wires/registry.ts";
@@ -73,9 +85,15 @@ export type App = {
   log: Log;
   lanes: Lanes;
   registry: Registry;
+  /** What tools need to run (the sandbox as config.toml says now): a turn's, or an inbound MCP call's. */
+  toolEnvironment(): ToolEnvironment;
   routes(choice?: RouteChoice): Route[];
   /** The sandbox as config.toml says now (grants apply without a restart). */
   sandbox(): Sandbox;
+  /** The memory review runner (`fermix memory review --now`, revisions, restore), one per process. */
+  memoryReview(): Promise<Review>;
+  /** The Opik / OTLP exporters' counters (empty when both are off), for `status` and doctor. */
+  traceExport(): ExporterStatus[];
   /**
    * One turn in its conversation's lane; slash commands are answered before any model sees them. Resolves
    * with the reply; follow-up work (compaction) continues in the lane — `idle()` waits for it.
@@ -126,11 +144,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
     stderr: deps.logToStderr && { env: deps.env },
     secrets: () => knownSecrets,
   });
+  // Opik / OTLP export rides beside the trace files, off unless asked for; a bad setting is logged, not fatal.
+  const traceExport = await startTraceExport(deps, config, paths, log, knownSecrets);
   const traces = createTraces({
     dir: paths.traces,
     now,
     secrets: () => knownSecrets,
     capture: captureContent(deps.env),
+    onRecord: traceExport?.record,
   });
   const lanes = createLanes();
   const secrets = { env: deps.env, secretsDir: paths.secrets, profile: config.fermix_core?.profile };
@@ -152,6 +173,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         router,
         now,
         paths: { userMd: paths.promptFiles.user, memoryMd: paths.promptFiles.memory },
+        settings: reviewSettings(config.fermix_core?.memory),
       }),
     ));
   const liveConfig = createLiveConfig(paths.config, config, log.withTag("config"));
@@ -163,17 +185,45 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Plugins cost nothing until one is enabled: their modules load on the first turn that has one.
   let pluginRuntime: Promise<PluginRuntime> | undefined;
   const plugins = () =>
-    (pluginRuntime ??= import("./plugins/plugin-runtime-factory.ts").then(({ buildPluginRuntime }) =>
-      buildPluginRuntime({
-        paths,
-        config,
-        net,
+    (pluginRuntime ??= Promise.all([import("./plugins/plugin-runtime-factory.ts"), mcpSupervisor()]).then(
+      ([{ buildPluginRuntime }, mcp]) =>
+        buildPluginRuntime({
+          paths,
+          config,
+          net,
+          env: deps.env,
+          log: log.withTag("plugins"),
+          resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
+          role,
+          mcp,
+        }),
+    ));
+  // One MCP supervisor for plugin servers and the owner's [mcp.servers]; both load only when one is configured.
+  let supervisor: Promise<McpSupervisor> | undefined;
+  const mcpSupervisor = () =>
+    (supervisor ??= import("./plugins/mcp-rail/shared-supervisor.ts").then(({ buildMcpSupervisor }) =>
+      buildMcpSupervisor({ paths, config, log: log.withTag("plugins") }),
+    ));
+  let outboundMcp: Promise<OutboundMcp> | undefined;
+  const outbound = () =>
+    (outboundMcp ??= import("./mcp/outbound/outbound-runtime.ts").then(({ createOutboundMcp }) =>
+      createOutboundMcp({
+        supervisor: mcpSupervisor,
+        home: paths.home,
         env: deps.env,
-        log: log.withTag("plugins"),
-        resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
+        cwd: deps.env.HOME || paths.home,
+        log: log.withTag("mcp"),
+        // A header's token is redacted from logs like a provider key.
+        resolveSecret: (ref, slot) => {
+          const value = resolveSecret(ref, slot, secrets);
+          if (!knownSecrets.includes(value)) knownSecrets.push(value);
+          return value;
+        },
         role,
+        callWaitMs: role === "daemon" ? 5_000 : (config.fermix_core?.plugins?.discovery_timeout_seconds ?? 10) * 1000,
       }),
     ));
+  const mcpConfigured = (c: Config) => Object.keys(c.mcp?.servers ?? {}).length > 0;
 
   const remember = (routes: Route[]) => {
     for (const r of routes)
@@ -188,8 +238,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     now,
     onRetry: (i: { provider: string; attempt: number; failure: { message: string } }) =>
       providerLog.warn(`retrying ${i.provider} (attempt ${i.attempt + 1}) after: ${i.failure.message}`),
-    onFailover: (i: { from: string; to: string; failure: { message: string } }) =>
-      providerLog.warn(`failing over from ${i.from} to ${i.to} after: ${i.failure.message}`),
+    onFailover: (i: FailoverInfo) => {
+      providerLog.warn(`failing over from ${i.from} to ${i.to} after: ${i.failure.message}`);
+      traces.write("agent_event", failoverEvent(i));
+    },
+    warn: (message: string) => providerLog.warn(message),
   };
   const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);
   const approvals = createApprovals(database.get, now);
@@ -201,7 +254,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
         registry,
         router,
         // As config.toml says now (like unpinned jobs): a model_routing_config change applies to the next sub-agent.
-        routes: () => remember(subagentRoutes(liveConfig(), deps.env, secrets)),
+        routes: (oneShot) =>
+          remember(
+            oneShot
+              ? oneShotSubagentRoutes(liveConfig(), deps.env, secrets, oneShot)
+              : subagentRoutes(liveConfig(), deps.env, secrets),
+          ),
         agentName,
         now,
       }),
@@ -241,6 +299,24 @@ export async function createApp(deps: AppDeps): Promise<App> {
         },
       }),
     ));
+  // Coding-harness runs: the service loads on first use; a daemon asks at boot so leftovers are marked interrupted.
+  const harness = createAppHarness({
+    db: () => database.get(),
+    role,
+    config: liveConfig,
+    env: deps.env,
+    home: paths.home,
+    now,
+    log: log.withTag("harness"),
+    channel: (platform) => channelsRuntime?.adapter(platform),
+    jobs,
+  });
+  // One Chromium per process, made on the browser tool's first call (src/browser/app-browser.ts).
+  let browser: BrowserSession | undefined;
+  const browserSession = (): BrowserSession => {
+    browser ??= createAppBrowser({ paths, config: liveConfig, log: log.withTag("browser") });
+    return browser;
+  };
   const toolEnvironment = (): ToolEnvironment => ({
     sandbox: sandbox(),
     jobs,
@@ -250,6 +326,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     log: toolLog,
     config,
     configFile: paths.config,
+    browser: browserSession,
     approvals,
     delegation,
     resolveSecret: (ref, slot) => resolveSecret(ref, slot, secrets),
@@ -303,6 +380,18 @@ export async function createApp(deps: AppDeps): Promise<App> {
               return undefined;
             })
         : undefined;
+    // The owner's [mcp.servers] tools: operator turns only (a guest could call none of them anyway).
+    const mcpTools =
+      input.caller.trust === "operator" && (outboundMcp || mcpConfigured(turnConfig))
+        ? await outbound()
+            .then((o) => o.forTurn(turnConfig))
+            .catch((err: unknown) => {
+              log.withTag("mcp").warn(`MCP servers could not be read: ${(err as Error).message}`);
+              return undefined;
+            })
+        : undefined;
+    // The coding harness's tools: operator turns, once the owner approved it (src/harness/gate.ts).
+    const codingTools = input.caller.trust === "operator" ? await harness.tools(turnConfig) : undefined;
     const pluginStates = () => pluginView?.summaries() ?? [];
     // Enabled plugins' skills join the catalog; a change of them (a plugin enabled, a dev_local folder) rescans it.
     const offeredSkills = JSON.stringify(pluginView?.skills ?? []);
@@ -318,6 +407,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // The "owner" recall scope covers the conversations the owner spoke in.
     memory.noteConversation(input.key, input.caller.trust);
     if (!input.job) await showJobResults(input);
+    if (!input.job) await harness.showPending(input);
     const result = await runTurn(input, {
       store,
       routes: () => turnRoutes,
@@ -328,6 +418,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       now,
       agentName,
       timezone: config.fermix_core?.personalization?.timezone ?? "America/New_York",
+      owner: {
+        userName: config.fermix_core?.personalization?.user_name,
+        communicationStyle: config.fermix_core?.personalization?.communication_style,
+      },
       promptFiles: () => readPromptFiles(paths),
       skillsIndex: (surface) =>
         // The owner's plugins are no business of a guest, who can call none of them.
@@ -338,7 +432,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
       unknownToolHint: async (name) =>
         unavailablePluginTool(name, pluginStates()) ??
         (pluginRuntime ? await (await pluginRuntime).catalogHint(name, turnConfig) : undefined),
-      extraTools: pluginView ? () => pluginView.tools() : undefined,
+      extraTools: joinTools(
+        pluginView && (() => pluginView.tools()),
+        mcpTools,
+        commandProfileSource(turnConfig, input.caller),
+        codingTools,
+      ),
       deferTools: turnConfig.fermix_core?.tools?.tool_search?.enabled !== false,
       compactionThreshold: compaction?.threshold,
       onToolExecution: (e) =>
@@ -358,7 +457,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
               .info(`compacted ${done.foldedMessages} messages of ${input.key.channel}:${input.key.chat}`);
           }
         }
-        if (deps.backgroundReview) {
+        if (deps.backgroundReview && config.fermix_core?.memory?.review_enabled !== false) {
           void memoryReview()
             .then((runner) => runner.maybeRun())
             .then((r) => {
@@ -509,10 +608,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     log,
     lanes,
     registry,
+    toolEnvironment,
     routes,
     sandbox,
+    memoryReview,
     ask,
     idle: () => lanes.idle(),
+    traceExport: () => traceExport?.status() ?? [],
     jobs,
     slash: (request) => handleSlash(request.text, slashContext(request)),
     stopBackground,
@@ -535,18 +637,55 @@ export async function createApp(deps: AppDeps): Promise<App> {
       enabled: () => pluginsConfigured(liveConfig()),
       settled: async () => {
         if (pluginRuntime) await (await pluginRuntime).settled();
+        if (outboundMcp) await (await outboundMcp).settled();
       },
       startServers: async () => {
+        // The owner's [mcp.servers] start beside the plugins' servers, on the same supervisor, in the background.
+        if (mcpConfigured(liveConfig()))
+          void outbound()
+            .then((o) => o.startServers(liveConfig()))
+            .catch((err) => log.withTag("mcp").error(`MCP servers did not start: ${(err as Error).message}`));
         if (pluginsConfigured(liveConfig())) await (await plugins()).startServers(liveConfig());
       },
     },
     close: async () => {
+      await browser?.stop();
+      await harness.stop();
       await channelsRuntime?.stop();
       if (jobService) await (await jobService).stop();
       database.close();
       if (pluginRuntime) await (await pluginRuntime).stopAll();
+      if (supervisor) await (await supervisor).stopAll();
+      // Last: whatever the stopping work traced still goes out, for at most the export timeout.
+      await traceExport?.close();
     },
   };
+}
+
+/** The trace exporters, loaded only when one is switched on. */
+async function startTraceExport(
+  deps: AppDeps,
+  config: Config,
+  paths: FermixPaths,
+  log: Log,
+  knownSecrets: string[],
+): Promise<TraceExport | undefined> {
+  const o = config.fermix_core?.observability;
+  if (deps.env.FERMIX_OPIK_ENABLED !== "1" && o?.otlp_enabled !== true) return undefined;
+  const { planTraceExport, createTraceExport } = await import("./observability/export/trace-export.ts");
+  const exportLog = log.withTag("traces");
+  try {
+    const plan = planTraceExport(deps.env, config, {
+      env: deps.env,
+      secretsDir: paths.secrets,
+      profile: config.fermix_core?.profile,
+    });
+    knownSecrets.push(...plan.secrets);
+    return createTraceExport(plan, { fetch: deps.fetch ?? fetch, log: exportLog });
+  } catch (err) {
+    exportLog.error(`trace export is off: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 /** One indexed look before loading the jobs module: most turns have no job answer waiting. */

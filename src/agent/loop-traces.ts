@@ -1,5 +1,5 @@
 import type { TraceContext } from "../observability/traces.ts";
-import type { RouterDeps } from "../providers/router.ts";
+import type { FailoverInfo, RouterDeps } from "../providers/router.ts";
 import type { ModelRequest, ToolCallPart } from "../providers/types.ts";
 
 /** What one model call was asked and answered, for traces that capture content. */
@@ -17,6 +17,8 @@ export function tracedRouter(router: RouterDeps, trace: TraceContext | undefined
   if (!trace) return router;
   return {
     ...router,
+    // The failover's own agent_event is written where it is logged (app.ts); here it learns the session.
+    onFailover: (f) => router.onFailover?.({ ...f, sessionId: trace.sessionId }),
     onAttempt: (a) => {
       router.onAttempt?.(a);
       const body = trace.traces.capture ? content() : undefined;
@@ -52,4 +54,23 @@ export function traceToolExec(
     output_chars: outcome.content.length,
     ...(trace.traces.capture ? { arguments: call.arguments, output: outcome.content } : {}),
   });
+}
+
+/**
+ * The agent_event line of one failover (besides its log line): from/to route and the failure's class, so a turn
+ * that answered from a fallback is visible in the traces. Body-free: the provider's own sentence, never a prompt.
+ */
+export function failoverEvent(f: FailoverInfo): Record<string, unknown> {
+  return {
+    ...(f.sessionId ? { session_id: f.sessionId } : {}),
+    event: "provider_failover",
+    from: f.from,
+    from_model: f.fromModel,
+    to: f.to,
+    to_model: f.toModel,
+    reason: f.failure.class,
+    ...(f.failure.status !== undefined ? { http_status: f.failure.status } : {}),
+    ...(f.failure.vendorCode ? { vendor_code: f.failure.vendorCode } : {}),
+    message: f.failure.message,
+  };
 }

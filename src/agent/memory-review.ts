@@ -1,4 +1,4 @@
-import { createReview, type Review, type ReviewReport } from "../memory/review.ts";
+import { createReview, type Review, type ReviewDeps, type ReviewReport } from "../memory/review.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
@@ -12,6 +12,8 @@ export type ReviewRunnerDeps = {
   paths: { userMd: string; memoryMd: string };
   now?: () => number;
   signal?: AbortSignal;
+  /** [fermix_core.memory]'s schedule and limits (memory-settings.ts reviewSettings). */
+  settings?: ReviewDeps["settings"];
 };
 
 /**
@@ -23,6 +25,7 @@ export function createReviewRunner(deps: ReviewRunnerDeps): Review {
     db: deps.db,
     now: deps.now ?? Date.now,
     paths: deps.paths,
+    settings: deps.settings,
     async complete(system, prompt) {
       const result = await completeOnce({
         routes: typeof deps.routes === "function" ? deps.routes() : deps.routes,

@@ -15,7 +15,11 @@ export type PromptInput = {
   skillsIndex?: string;
   /** A compacted summary of this conversation's earlier turns. */
   summary?: string;
+  /** [fermix_core.personalization] user_name / communication_style: the owner's, so left out of a guest's prompt. */
+  owner?: OwnerProfile;
 };
+
+export type OwnerProfile = { userName?: string; communicationStyle?: string };
 
 /**
  * The runtime prompt, assembled in a fixed order so providers can cache its prefix: identity, soul,
@@ -29,6 +33,7 @@ export function buildSystemPrompt(input: PromptInput): string {
     files.soul,
     files.guidance || "Use your tools to look things up and act instead of guessing; report what they returned.",
     files.user,
+    ownerProfile(input.owner),
     files.memory,
     capabilityCatalog(input.tools, input.deferred ?? []),
     input.skillsIndex,
@@ -41,6 +46,23 @@ export function buildSystemPrompt(input: PromptInput): string {
     input.summary ? `## Earlier in this conversation (summary)\n${input.summary}` : undefined,
   ];
   return sections.filter((s): s is string => Boolean(s?.trim())).join("\n\n");
+}
+
+/**
+ * What setup asked the owner, next to USER.md (what the agent learned about them). Config, not a clock, so the
+ * cached prefix stays the same from turn to turn.
+ */
+function ownerProfile(owner: OwnerProfile | undefined): string | undefined {
+  const name = owner?.userName?.trim();
+  const style = owner?.communicationStyle?.trim();
+  if (!name && !style) return undefined;
+  return [
+    "## The owner, as set up",
+    name ? `- Name: ${name}. Address them by it where it fits.` : "",
+    style ? `- How they want you to communicate: ${style}` : "",
+  ]
+    .filter(Boolean)
+    .join("\n");
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Registry } from "../capabilities/registry.ts";
 import type { AnyTool, ToolContext } from "../capabilities/tool.ts";
 import { newSessionId } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
-import type { Route } from "../providers/routes.ts";
+import type { Route, RouteChoice } from "../providers/routes.ts";
 import { failureToError } from "./failure-error.ts";
 import { subagentCaps } from "./run-profile.ts";
 import { runToolLoop } from "./tool-loop.ts";
@@ -17,7 +17,16 @@ export const SUBAGENT_MAX_CONCURRENCY = subagentCaps().maxConcurrency;
  * What a subagent may never do, whatever its parent could: ask the owner for access (nobody is watching
  * a subagent), start subagents of its own (skill_run nests, with its own depth cap), or act in the chat.
  */
-const NEVER_DELEGATED = new Set(["request_directory_access", "subagents", "send_attachment", "react"]);
+// The coding harness's run tools too: a run reports back to the chat that started it, which a sub-agent is not.
+const NEVER_DELEGATED = new Set([
+  "request_directory_access",
+  "subagents",
+  "send_attachment",
+  "react",
+  "codex_run",
+  "claude_code_run",
+  "cancel_coding_run",
+]);
 
 export type SubagentTask = {
   task: string;
@@ -34,7 +43,8 @@ export type SubagentResult = { ok: boolean; text: string };
 export type SubagentDeps = {
   registry: Registry;
   router: RouterDeps;
-  routes: () => Route[];
+  /** The sub-agents' routes: [fermix_core.routing]'s, or a subagents call's one-shot model/provider (throws when refused). */
+  routes: (oneShot?: RouteChoice) => Route[];
   agentName: string;
   now: () => number;
 };
@@ -47,9 +57,11 @@ export type SubagentDeps = {
 export async function runSubagents(
   tasks: readonly SubagentTask[],
   parent: ToolContext,
-  opts: { concurrency?: number },
+  opts: { concurrency?: number; route?: RouteChoice },
   deps: SubagentDeps,
 ): Promise<SubagentResult[]> {
+  // A one-shot model is checked before any task starts: a refused pairing fails the call, not each task.
+  const oneShot = opts.route && (opts.route.model || opts.route.provider) ? deps.routes(opts.route) : undefined;
   const caps = subagentCaps(parent.runProfile);
   const limit = Math.min(caps.maxConcurrency, Math.max(1, opts.concurrency ?? caps.defaultConcurrency));
   const results: SubagentResult[] = new Array(tasks.length);
@@ -57,7 +69,7 @@ export async function runSubagents(
   const worker = async () => {
     while (next < tasks.length) {
       const index = next++;
-      results[index] = await runOne(tasks[index]!, parent, deps);
+      results[index] = await runOne(tasks[index]!, parent, oneShot ? { ...deps, routes: () => oneShot } : deps);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));

@@ -6,8 +6,10 @@ import { type RouterDeps, routeModelCall } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
 import type {
   AssistantMessage,
+  ImagePart,
   Message,
   ProviderFailure,
+  StopReason,
   ToolCallPart,
   ToolResultMessage,
   ToolSpec,
@@ -16,6 +18,7 @@ import type {
 import { digestOldToolResults } from "./compaction.ts";
 import { createLoopDetector, LOOP_ABORT_AT, LOOP_WARN_AT } from "./loop-detector.ts";
 import { tracedRouter, traceToolExec } from "./loop-traces.ts";
+import { showToolImages } from "./tool-images.ts";
 
 export const LoopDetected = defineError("loop_detected");
 export const IterationLimit = defineError("iteration_limit");
@@ -51,7 +54,8 @@ export type LoopInput = {
 };
 
 export type LoopResult =
-  | { ok: true; text: string; added: Message[]; provider: string; model: string }
+  /** `truncated`: the final answer stopped at the model's output limit (a cut answer is never silent). */
+  | { ok: true; text: string; added: Message[]; provider: string; model: string; truncated?: true }
   | { ok: false; failure: ProviderFailure; afterOutput: boolean; provider: string };
 
 /**
@@ -76,6 +80,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
     const calls: ToolCallPart[] = [];
     let text = "";
     let failure: ProviderFailure | undefined;
+    let stopReason: StopReason | undefined;
     const sent = input.digestAboveTokens ? digestOldToolResults(messages, input.digestAboveTokens) : messages;
     const system = typeof input.system === "function" ? input.system() : input.system;
     const tools = typeof input.tools === "function" ? input.tools() : input.tools;
@@ -98,7 +103,10 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
       } else if (event.type === "tool_call") calls.push(event.call);
       else if (event.type === "reasoning") reply.content.push(event.part);
       else if (event.type === "error") failure = event.error;
-      else if (event.type === "done" && event.usage) input.onUsage?.(event.usage);
+      else if (event.type === "done") {
+        stopReason = event.stopReason;
+        if (event.usage) input.onUsage?.(event.usage);
+      }
     }
     if (failure) return { ok: false, failure, afterOutput: shownText || added.length > 0, provider };
     // Pin the winning route for the rest of the turn.
@@ -108,7 +116,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
     reply.content.push(...calls);
     if (!calls.length) {
       added.push(reply);
-      return { ok: true, text, added, provider, model };
+      return { ok: true, text, added, provider, model, ...(stopReason === "length" ? { truncated: true } : {}) };
     }
     input.onItemEnd?.();
     messages.push(reply);
@@ -123,9 +131,11 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
       );
     }
     const outcomes = await runCalls(real, input);
+    const images: ImagePart[] = [];
     outcomes.forEach((outcome, i) => {
       const call = calls[i]!;
       let content = outcome.content;
+      if (outcome.images?.length) content += showToolImages.note(routes[0]!, outcome.images, images);
       if (verdicts[i] === "warn") {
         content += `\n\n[fermix: this exact ${call.name} call has now been made ${LOOP_WARN_AT}+ times; it will not give a different result. Change approach or answer with what you have.]`;
       }
@@ -139,6 +149,9 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
       messages.push(result);
       added.push(result);
     });
+    // Pictures a tool returned (a browser screenshot) reach the model as image parts of a user message after the
+    // results, the one place every wire takes images; this turn only: history keeps the results' text.
+    if (images.length) showToolImages.attach(messages, images);
     // A lone successful reaction is the whole answer: no model call after it, no text bubble.
     if (!text && outcomes.length === 1 && outcomes[0]!.endsTurn && !outcomes[0]!.isError) {
       return { ok: true, text: "", added, provider, model };

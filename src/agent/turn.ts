@@ -1,3 +1,4 @@
+import type { BrowserSession } from "../browser/browser-session.ts";
 import { type SplitSurface, splitSurface } from "../capabilities/deferral/split.ts";
 import { mayUse } from "../capabilities/policy.ts";
 import type { Registry } from "../capabilities/registry.ts";
@@ -28,7 +29,7 @@ import type { SkillCatalog } from "../skills/catalog.ts";
 import { channelActionMarker } from "./channel-marker.ts";
 import { DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
-import { buildSystemPrompt } from "./prompt.ts";
+import { buildSystemPrompt, type OwnerProfile } from "./prompt.ts";
 import type { PromptFiles } from "./prompt-files.ts";
 import { profileAddendum, type RunProfile } from "./run-profile.ts";
 import { estimateTokens } from "./token-estimate.ts";
@@ -36,6 +37,9 @@ import { runToolLoop, type ToolExecution } from "./tool-loop.ts";
 
 export const EmptyCompletion = defineError("empty_completion");
 export const EMPTY_REPLY = "The model sent back an empty answer, so nothing was saved. Please try again.";
+/** All of the model's output allowance went before any answer text (long reasoning): empty, but for a known reason. */
+export const EMPTY_TRUNCATED_REPLY =
+  "The model reached its output limit before writing any answer, so nothing was saved. Ask again, for a shorter answer or in smaller steps.";
 
 export type TurnInput = {
   key: ConversationKey;
@@ -84,6 +88,8 @@ export type TurnResult = {
   turnId: string;
   /** The size of this turn's system prompt, for the compaction check that follows the reply. */
   systemTokens?: number;
+  /** The answer stopped at the model's output limit: every surface says so (CLI note, `--json`, a channel marker). */
+  truncated?: true;
 };
 
 /** What tools need from the running program, fetched per turn so a reloaded sandbox takes effect. */
@@ -94,6 +100,7 @@ export type ToolEnvironment = {
   config: Config;
   /** config.toml's path, for the tools that change it (model_routing_config); absent where nothing may write it. */
   configFile?: string;
+  browser?: () => BrowserSession;
   approvals: DirectoryApprovals;
   delegation?: Delegation;
   skills?: SkillCatalog;
@@ -125,6 +132,8 @@ export type TurnDeps = {
   now: () => number;
   agentName: string;
   timezone: string;
+  /** [fermix_core.personalization] user_name / communication_style: in an operator's prompt only. */
+  owner?: OwnerProfile;
   onToolExecution?: (execution: ToolExecution & { conversation: ConversationKey }) => void;
 };
 
@@ -171,6 +180,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       files: deps.promptFiles?.(),
       skillsIndex: deps.skillsIndex?.(split.callable),
       summary,
+      // The owner's name is the owner's data: a guest talking to the bot is not told it.
+      owner: caller.trust === "operator" ? deps.owner : undefined,
     });
     if (input.job) system = `${system}\n\n${input.job.instructions}`;
     const addendum = profileAddendum(input.runProfile);
@@ -245,7 +256,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     // A channel turn may answer with a reaction or a file alone; its marker is then the committed answer.
     const marker = result.text.trim() ? undefined : channelActionMarker(result.added);
     if (!result.text.trim() && !marker) {
-      throw EmptyCompletion(EMPTY_REPLY, { provider: result.provider, model: result.model });
+      const why = result.truncated ? EMPTY_TRUNCATED_REPLY : EMPTY_REPLY;
+      throw EmptyCompletion(why, { provider: result.provider, model: result.model });
     }
 
     const turnId = newId("turn", 6);
@@ -270,13 +282,19 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     finish("error", { code: error?.code ?? "internal" });
     throw err;
   }
-  finish("ok", { provider: done.provider, model: done.model, messages_added: done.added.length });
+  finish("ok", {
+    provider: done.provider,
+    model: done.model,
+    messages_added: done.added.length,
+    ...(done.truncated ? { truncated: true } : {}),
+  });
   return {
     response: done.text,
     provider: done.provider,
     model: done.model,
     turnId: done.turnId,
     systemTokens: estimateTokens(current().system),
+    ...(done.truncated ? { truncated: true as const } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type * as v from "valibot";
 import type { RunProfile } from "../agent/run-profile.ts";
+import type { BrowserSession } from "../browser/browser-session.ts";
 import type { OutboundFile } from "../channels/channel.ts";
 import type { Config, SecretRef } from "../config/schema.ts";
 import type { JobService } from "../jobs/job-service.ts";
@@ -8,6 +9,7 @@ import type { ConversationKey } from "../memory/messages.ts";
 import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
 import type { TraceContext } from "../observability/traces.ts";
+import type { ImagePart } from "../providers/types.ts";
 import type { Sandbox, SandboxCaller } from "../sandbox/types.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
 
@@ -29,7 +31,8 @@ export type PolicyClass =
   | "delegation" // starts other agents (subagents)
   | "memory_read" // recalls facts and history; the memory scope rules bound a guest to its own conversation
   | "memory_write" // stores facts, into the caller's own scope
-  | "plugin"; // a plugin's tool: an external account or service the owner connected
+  | "plugin" // a plugin's tool: an external account or service the owner connected
+  | "external_api"; // an owner-configured MCP server's tool ([mcp.servers]): whatever that server reaches
 
 /** The caller of a turn, as far as tools are concerned. */
 export type Caller = SandboxCaller & {
@@ -51,6 +54,8 @@ export type ToolContext = {
   config: Config;
   /** config.toml's path, for the tools that change it (model_routing_config); absent where nothing may write it. */
   configFile?: string;
+  /** The browser tool's Chromium session, launched on its first use (absent where no browser is wired). */
+  browser?: () => BrowserSession;
   /** Shows the owner something directly (not through the model): an approval prompt, a warning. */
   notify(text: string): void;
   /** Resolves a configured secret (plaintext, "@keyring", "$ENV", a source table); throws when unavailable. */
@@ -94,6 +99,8 @@ export type ChannelReply = {
   react?: (emoji: string) => Promise<void>;
   /** The only emoji the platform accepts, when it restricts them (Telegram's fixed list); empty: any. */
   reactions?: readonly string[];
+  /** The last picture the user sent in this chat (kept in memory for an hour): generate_image's `inbound:last`. */
+  inboundImage?: () => { mime: string; data: Uint8Array } | undefined;
 };
 
 /** A skill handed to a sub-agent: its body as instructions, the caller's task as input. */
@@ -110,13 +117,16 @@ export type Delegation = {
   run(
     tasks: ReadonlyArray<{ task: string; context?: string; instructions?: string; allowedTools?: readonly string[] }>,
     parent: ToolContext,
-    opts: { concurrency?: number },
+    /** `route`: the subagents tool's one-shot model/provider, for these tasks only (refused, with the fix, when invalid). */
+    opts: { concurrency?: number; route?: { provider?: string; model?: string } },
   ): Promise<Array<{ ok: boolean; text: string }>>;
 };
 
 export type ToolResult = {
   content: string;
   isError?: boolean;
+  /** Pictures for the model to look at (a browser screenshot): shown after the results, this turn only. */
+  images?: ImagePart[];
   /** The call was the whole answer (a lone reaction): the turn ends without another model call. */
   endsTurn?: boolean;
 };

@@ -1,5 +1,7 @@
 import { resolveSecret } from "../config/secrets.ts";
+import { accountLookup } from "../plugins/oauth/account-lookup.ts";
 import { type AuthLoginOptions, authLogin, authLogout, authReauthorize, authRefresh } from "../plugins/oauth/cli.ts";
+import { fakeOAuthEndpoints } from "../plugins/oauth/fake-endpoints.ts";
 import { createTokenStore } from "../plugins/oauth/token-store.ts";
 import type { CliResult } from "../plugins/settings/cli.ts";
 import { spawn, which } from "../runtime/processes.ts";
@@ -27,6 +29,13 @@ export async function oauthCommand(
       }),
     printUrl: (url: string) => void writeStderr(`Open this URL to sign in:\n${url}\n`),
     openBrowser: opts.noBrowser ? undefined : openBrowser,
+    // Tests' fake provider, as the web setup takes it (FERMIX_TEST_OAUTH_<PROVIDER>, a loopback origin only).
+    endpoints: (provider: string) => fakeOAuthEndpoints(ctx.env, provider),
+    accountOf: accountLookup(
+      (n) => entries.find((e) => e.name === n)?.manifest,
+      async () => (await import("../net/guarded-fetch.ts")).createGuardedFetch(),
+      ctx.env,
+    ),
   };
   switch (action) {
     case "login":

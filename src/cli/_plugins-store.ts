@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { BUNDLED_PLUGINS } from "../plugins/manifest/checks.ts";
+import { createTokenStore } from "../plugins/oauth/token-store.ts";
 import { PluginRefused, UnknownPlugin } from "../plugins/plugin-host.ts";
 import { type CliResult, enable } from "../plugins/settings/cli.ts";
 import type { LivePluginState } from "../protocol/schemas.ts";
@@ -22,6 +23,15 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
         plugins = plugins.filter((s) => s.name === only);
         if (!plugins.length) throw UnknownPlugin(`unknown plugin "${only}"`, { name: only });
       }
+      // The connected account where the sign-in named one (the token response's email or workspace); "—" otherwise.
+      const tokens = createTokenStore(ctx.paths.auth);
+      const accountOf = (name: string) => {
+        try {
+          return tokens.get(name)?.account;
+        } catch {
+          return undefined; // an unreadable auth.json is doctor's to report; the list still lists
+        }
+      };
       const rows = plugins.map((s) =>
         sub === "list"
           ? [
@@ -30,6 +40,7 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
               s.source,
               s.enabled ? "enabled" : "disabled",
               s.status,
+              accountOf(s.name) ?? "—",
               ...(s.detail ? [s.detail] : []),
             ]
           : [s.name, s.status, doctorNote(s)],
@@ -44,7 +55,11 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
         );
       return {
         text: rows.map((r) => r.join("\t")).join("\n"),
-        json: { daemon: view.daemon, plugins, problems },
+        json: {
+          daemon: view.daemon,
+          plugins: sub === "list" ? plugins.map((s) => ({ ...s, account: accountOf(s.name) ?? null })) : plugins,
+          problems,
+        },
         notes,
       };
     }

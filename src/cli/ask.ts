@@ -39,7 +39,10 @@ export default defineCommand({
       valueHint: "MS",
       description: "give up after MS milliseconds (default 300000)",
     },
-    json: { type: "boolean", description: 'print {"status","response","session_id"} as JSON' },
+    json: {
+      type: "boolean",
+      description: 'print {"status","response","session_id"} as JSON ("truncated": true when the answer was cut)',
+    },
     stdin: { type: "boolean", description: "wait for stdin to end (--no-stdin: ignore stdin)" },
     provider: { type: "string", valueHint: "NAME", description: "ask this provider first (openai, anthropic, …)" },
     model: { type: "string", valueHint: "MODEL", description: "use this model on that provider" },
@@ -63,10 +66,14 @@ export default defineCommand({
       // Approval requests and other notices are for the person, never part of the answer on stdout.
       const onNotice = (text: string) => void writeErr(`${text}\n`);
       const done = await deliver(request, args.daemon as boolean | undefined, { onText, onNotice });
-      if (json)
-        await writeOut(`${JSON.stringify({ status: "ok", response: done.response, session_id: done.session_id })}\n`);
-      else if (streaming && printed) await writeOut("\n");
+      if (json) {
+        const truncated = done.truncated ? { truncated: true } : {};
+        const out = { status: "ok", response: done.response, session_id: done.session_id, ...truncated };
+        await writeOut(`${JSON.stringify(out)}\n`);
+      } else if (streaming && printed) await writeOut("\n");
       else await writeOut(`${done.response}\n`);
+      // The answer stays whole on stdout; that it is cut short is said beside it, never silently.
+      if (done.truncated) await writeErr(`${truncationNote(done)}\n`);
       await finishing;
       return EXIT.ok;
     } catch (err) {
@@ -83,6 +90,14 @@ export default defineCommand({
     }
   },
 });
+
+/** What a cut answer means and how to get the rest: the session continues where the answer stopped. */
+export function truncationNote(done: Pick<AskDone, "provider" | "model" | "session_id">): string {
+  return (
+    `fermix: the answer was cut at the model's output limit (${done.provider} ${done.model}); ` +
+    `for the rest, ask it to continue: fermix ask -s ${done.session_id} "continue" (or ask for a shorter answer)`
+  );
+}
 
 async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
   const words = args._.join(" ");

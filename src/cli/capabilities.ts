@@ -8,7 +8,7 @@ import { defineCommand } from "./command.ts";
 import { UsageError } from "./exit.ts";
 import { answerQuery } from "./query.ts";
 
-export const KINDS = ["builtin", "skill", "mcp", "plugin"] as const;
+export const KINDS = ["builtin", "skill", "mcp", "plugin", "command"] as const;
 type Kind = (typeof KINDS)[number];
 
 type Row = { name: string; kind: Kind; description: string; policy: string; read_only: boolean };
@@ -56,11 +56,28 @@ async function listCapabilities(): Promise<Row[]> {
     policy: "skill",
     read_only: true,
   }));
-  return [...tools, ...skills];
+  // The owner's [mcp.servers] tools, as their last discovery listed them (nothing is started for this).
+  const { mcpCapabilityRows } = await import("../mcp/outbound/capability-rows.ts");
+  const { loadConfig } = await import("../config/load.ts");
+  const paths = fermixPaths(resolveHome(processEnv()));
+  const mcp: Row[] = await loadConfig(paths.config).then(
+    (config) => mcpCapabilityRows(paths.home, config),
+    () => [],
+  );
+  // The owner's [sandbox.commands] profiles, each a cmd_<name> tool (a config that does not load lists none).
+  const { commandProfileRows } = await import("./capabilities-commands.ts");
+  const commands: Row[] = await loadConfig(paths.config).then(commandProfileRows, () => []);
+  // The coding harness's tools: only once the owner approved it, a run tool only when its CLI is on PATH.
+  const { harnessCapabilityRows } = await import("../harness/capability-rows.ts");
+  const harness: Row[] = await loadConfig(paths.config).then(
+    (config) => harnessCapabilityRows(config, processEnv().PATH),
+    () => [],
+  );
+  return [...tools, ...harness, ...skills, ...mcp, ...commands];
 }
 
 function renderRows(rows: Row[]): string {
   const count = (k: Kind) => rows.filter((r) => r.kind === k).length;
-  const head = `capabilities: ${rows.length} (builtin ${count("builtin")}, skill ${count("skill")}, mcp ${count("mcp")})`;
+  const head = `capabilities: ${rows.length} (builtin ${count("builtin")}, skill ${count("skill")}, mcp ${count("mcp")}, command ${count("command")})`;
   return `${[head, ...rows.map((r) => `- ${r.name} [${r.kind}] ${r.description}`)].join("\n")}\n`;
 }

@@ -5,6 +5,7 @@ import { loadConfig } from "../config/load.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
 import { openDatabase } from "../memory/db.ts";
+import { reviewSettings } from "../memory/memory-settings.ts";
 import type { RevisionSummary } from "../memory/resources.ts";
 import type { ReviewReport } from "../memory/review.ts";
 import { resolveRoutes } from "../providers/routes.ts";
@@ -58,6 +59,7 @@ async function localReview() {
     routes: () => resolveRoutes(config, env, secrets),
     router: { wires: WIRES, fetch, now: Date.now },
     paths: { userMd: paths.promptFiles.user, memoryMd: paths.promptFiles.memory },
+    settings: reviewSettings(config.fermix_core?.memory),
   });
   return { review, close: () => db.close() };
 }

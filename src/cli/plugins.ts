@@ -23,6 +23,13 @@ export default defineCommand({
   subCommands: {
     list: verb({ name: "list", description: "List the plugins fermix knows, with source, state and status" }),
     catalog: verb({ name: "catalog", description: "List the plugins in this build's signed catalog" }),
+    show: verb(
+      {
+        name: "show",
+        description: "Show what a plugin does before you trust it: tools, hosts, scopes, runtime, size, signature",
+      },
+      { name: PLUGIN_ARG },
+    ),
     installed: verb({ name: "installed", description: "List the installed plugin versions" }),
     doctor: verb(
       { name: "doctor", description: "Say what each plugin (or one) needs before it works" },
@@ -96,6 +103,7 @@ function verb(meta: CommandMeta & { name: string }, positionals: ArgsDef = {}, c
 }
 
 async function serve(sub: string, words: string[]) {
+  if (sub === "show") return (await import("./_plugins-show.ts")).showCommand(words);
   const result = (await storeCommand(sub, words)) ?? (await settingsCommand(sub, words));
   if (!result) throw new Error(`plugins ${sub} has no handler`);
   return result;

@@ -13,16 +13,19 @@ export default defineCommand({
   meta: {
     name: "setup",
     usage:
-      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR] [--name N --user-name U --timezone TZ] [--no-service] [--yes] | setup --channel telegram [--owner-user-id ID] [--bot-token-stdin] | setup --channel signal [--account +NUMBER] [--owner-user-id +NUMBER] [--cli-path PATH] | setup --channel whatsapp [--owner-user-id NUMBER] [--phone-number-id ID] [--secrets-stdin] | setup --channel discord [--owner-user-id ID] [--bot-token-stdin] | setup --channel slack [--mode socket|webhook] [--owner-user-id U…] [--secrets-stdin] | setup --migrate-secrets | setup --web [--no-browser] | setup --rotate-token",
+      "setup [--provider NAME --model M --api-key-stdin|--api-key-env VAR --effort LEVEL] [--name N --user-name U --timezone TZ --communication-style TEXT] [--no-service] [--yes] | setup --transcription-backend openai|xai|deepgram [--transcription-model M] [--transcription-api-key-stdin] | setup --channel telegram [--owner-user-id ID] [--bot-token-stdin] | setup --channel signal [--account +NUMBER] [--owner-user-id +NUMBER] [--cli-path PATH] | setup --channel whatsapp [--owner-user-id NUMBER] [--phone-number-id ID] [--secrets-stdin] | setup --channel discord [--owner-user-id ID] [--bot-token-stdin] | setup --channel slack [--mode socket|webhook] [--owner-user-id U…] [--secrets-stdin] | setup --migrate-secrets | setup --web [--no-browser] | setup --rotate-token",
     description: "Choose and test a provider, personalise, install the service",
     // Words reach run, which refuses them without repeating them: a stray word is most likely a pasted key.
     takesWords: true,
     details: [
-      "Choose a model provider and test it, store its key in the keychain (or the 0600 file store),",
-      "set the assistant's name, yours and your time zone, and install the service — or rewrite it",
+      "Choose a model provider and test it (and its reasoning effort, where the model takes one), store its key",
+      "in the keychain (or the 0600 file store), set the assistant's name, yours, your time zone and how it",
+      "should talk to you, and install the service — or rewrite it",
       "when it drifted from what this binary writes. Asks on a terminal; with --yes (or no terminal),",
       "flags and the current config.toml answer, and a missing answer names its flag. Safe to re-run.",
       "The API key is never taken from the command line.",
+      "--transcription-backend sets up voice-note transcription instead: the service, its model (a switch takes the",
+      "new service's default; SpaceXAI's takes none) and, piped with --transcription-api-key-stdin, its own key.",
       "--channel telegram sets up the Telegram bot instead: your user id and the bot token (piped with",
       "--bot-token-stdin, or typed without echo), tested with getMe, then enabled in config.toml.",
       "--channel signal sets up Signal through signal-cli: the account registered or linked there, your own",
@@ -39,7 +42,7 @@ export default defineCommand({
     provider: {
       type: "string",
       valueHint: "NAME",
-      description: "openai, anthropic, xai, openrouter, mistral or ollama; made primary",
+      description: "openai_codex, openai, anthropic, xai, openrouter, mistral or ollama; made primary",
     },
     model: { type: "string", valueHint: "MODEL", description: "its default model (the provider's default otherwise)" },
     "base-url": { type: "string", valueHint: "URL", description: "the provider's API URL (Ollama's server URL)" },
@@ -49,6 +52,36 @@ export default defineCommand({
     name: { type: "string", valueHint: "NAME", description: "the assistant's name (default fermix)" },
     "user-name": { type: "string", valueHint: "NAME", description: "your name" },
     timezone: { type: "string", valueHint: "TZ", description: "your IANA time zone (default America/New_York)" },
+    "communication-style": {
+      type: "string",
+      valueHint: "TEXT",
+      description: 'how the assistant should talk to you ("brief and direct")',
+    },
+    effort: {
+      type: "string",
+      valueHint: "LEVEL",
+      description: "reasoning effort, for OpenAI, Codex, Anthropic and SpaceXAI: a level the model accepts",
+    },
+    "transcription-backend": {
+      type: "string",
+      valueHint: "NAME",
+      description: "set up voice-note transcription: openai, xai or deepgram",
+    },
+    "transcription-model": {
+      type: "string",
+      valueHint: "MODEL",
+      description: "with --transcription-backend: its model (the service's default otherwise)",
+    },
+    "transcription-api-key-stdin": {
+      type: "boolean",
+      description: "with --transcription-backend: read its own key from stdin (no echo on a terminal)",
+    },
+    // Declared only to be refused without echoing the value: a key never goes on the command line.
+    "transcription-api-key": {
+      type: "string",
+      valueHint: "-",
+      description: "refused: use --transcription-api-key-stdin",
+    },
     service: { type: "boolean", description: "install or heal the service (the default; --no-service skips it)" },
     system: { type: "boolean", description: "the system-wide service instead of the user one (needs root)" },
     "non-interactive": { type: "boolean", description: "ask nothing; flags and config.toml answer" },
@@ -106,6 +139,14 @@ export default defineCommand({
     if (args["migrate-secrets"] === true) return migrate(env);
     if (args["rotate-token"] === true) return (await import("./_setup-web.ts")).rotateWebToken(env);
     if (args.web === true) return (await import("./_setup-web.ts")).setupWeb(env, { browser: args.browser !== false });
+    if (args["transcription-api-key"] !== undefined) {
+      throw UsageError(
+        "setup: --transcription-api-key: a key is never taken from the command line; pipe it with --transcription-api-key-stdin",
+      );
+    }
+    if (TRANSCRIPTION_FLAGS.some((flag) => args[flag] !== undefined && args[flag] !== false)) {
+      return transcription(args, env);
+    }
     if (typeof args.channel === "string") return channel(args, env);
     if (args["owner-user-id"] !== undefined || args["bot-token-stdin"] === true) {
       throw UsageError("setup: --owner-user-id and --bot-token-stdin go with --channel NAME");
@@ -141,7 +182,29 @@ const PROVIDER_FLAGS = [
   "name",
   "user-name",
   "timezone",
+  "communication-style",
+  "effort",
 ];
+
+const TRANSCRIPTION_FLAGS = ["transcription-backend", "transcription-model", "transcription-api-key-stdin"];
+
+/** `setup --transcription-backend`: voice-note transcription and its key; nothing else. */
+async function transcription(args: ParsedArgs, env: Record<string, string | undefined>): Promise<number> {
+  const other = [...PROVIDER_FLAGS, "channel", "skip-test"].find((f) => args[f] !== undefined && args[f] !== false);
+  if (other)
+    throw UsageError(`setup: --transcription-backend sets up only transcription; run setup without it for --${other}`);
+  const { runTranscriptionSetup } = await import("../setup/transcription-setup.ts");
+  const text = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
+  await runTranscriptionSetup(
+    {
+      backend: text("transcription-backend"),
+      model: text("transcription-model"),
+      apiKeyStdin: args["transcription-api-key-stdin"] === true,
+    },
+    { env, paths: fermixPaths(resolveHome(env)), io: await terminalIo() },
+  );
+  return EXIT.ok;
+}
 
 /** `setup --channel telegram`: the bot token and the owner, tested, then enabled in config.toml; nothing else. */
 async function channel(args: ParsedArgs, env: Record<string, string | undefined>): Promise<number> {
@@ -207,6 +270,9 @@ function setupFlags(args: ParsedArgs): SetupFlags {
     name: text("name"),
     userName: text("user-name"),
     timezone: text("timezone"),
+    communicationStyle: text("communication-style"),
+    // Checked in answers.ts: a known level, and one the chosen model accepts.
+    effort: text("effort") as SetupFlags["effort"],
     service: typeof args.service === "boolean" ? args.service : undefined,
     system: args.system === true,
     nonInteractive: args["non-interactive"] === true || args.yes === true,

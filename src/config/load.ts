@@ -60,7 +60,7 @@ function renderIssue(file: string, issue: Issue): string {
 function unknownKeyHint(section: string[], key: string | undefined): string {
   const path = section.join(".");
   if (path === "fermix_core.providers") {
-    return " (known providers: openai, anthropic, xai, openrouter, mistral, ollama)";
+    return " (known providers: openai_codex, openai, anthropic, xai, openrouter, mistral, ollama)";
   }
   if (path.startsWith("fermix_core.providers.") && key === "reasoning_effort") {
     return ` (${section.at(-1)} has no reasoning-effort setting; remove the key)`;

@@ -1,6 +1,10 @@
 import { isAbsolute } from "node:path";
 import * as v from "valibot";
+import { mcpServerProblems } from "../mcp/outbound/server-config.ts";
+import { MemorySettings } from "../memory/memory-settings.ts";
+import { observabilitySettings } from "../observability/export/export-settings.ts";
 import { EFFORTS } from "../providers/types.ts";
+import { CommandProfiles } from "../sandbox/command-profile-config.ts";
 
 /**
  * config.toml, validated strictly: an unknown key or a wrong type fails the load with the file,
@@ -38,6 +42,10 @@ const AuthMode = v.picklist(["api_key", "oauth"]);
 
 // OpenRouter, Mistral and Ollama have no effort knob, so their blocks reject reasoning_effort.
 export const ProvidersSection = v.strictObject({
+  // Signed in with `fermix auth login --provider codex`: no api_key; `fast` asks for priority processing.
+  openai_codex: v.optional(
+    v.strictObject({ ...providerBase, reasoning_effort: v.optional(Effort), fast: v.optional(v.boolean()) }),
+  ),
   openai: v.optional(v.strictObject({ ...effortCapable, auth_mode: v.optional(v.literal("api_key")) })),
   anthropic: v.optional(v.strictObject({ ...effortCapable, auth_mode: v.optional(AuthMode) })),
   xai: v.optional(v.strictObject({ ...effortCapable, auth_mode: v.optional(AuthMode) })),
@@ -53,6 +61,7 @@ export type ProviderBlock = {
   api_key?: SecretRef;
   reasoning_effort?: (typeof EFFORTS)[number];
   auth_mode?: string;
+  fast?: boolean;
 };
 
 const Routing = v.strictObject({
@@ -64,16 +73,47 @@ const Routing = v.strictObject({
   cron_reasoning_effort: v.optional(Effort),
 });
 
+export const IMAGE_BACKENDS = ["openai", "xai", "google"] as const;
+/** web_search's backends: DuckDuckGo needs no key; each of the others reads api_key (or its own env var). */
+export const WEB_SEARCH_BACKENDS = ["duckduckgo", "brave", "exa", "tavily", "firecrawl"] as const;
 const Tools = v.strictObject({
   tool_search: v.optional(v.strictObject({ enabled: v.optional(v.boolean()) })),
   web_search: v.optional(
     v.strictObject({
-      backend: v.optional(v.picklist(["duckduckgo", "brave"])),
+      backend: v.optional(
+        v.picklist(WEB_SEARCH_BACKENDS, 'one of "duckduckgo", "brave", "exa", "tavily" or "firecrawl"'),
+      ),
       api_key: v.optional(SecretRef),
       max_results: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
     }),
   ),
-  generate_image: v.optional(v.record(v.string(), v.unknown())),
+  /** The image tool's backend ([fermix_core.tools.generate_image]); openai and xai use their chat provider's key. */
+  generate_image: v.optional(
+    v.strictObject({
+      backend: v.optional(v.picklist(IMAGE_BACKENDS, 'one of "openai", "xai" or "google"')),
+      model: v.optional(v.pipe(v.string(), v.minLength(1))),
+      google_api_key: v.optional(SecretRef),
+      /** The size asked for when the model names none: "1024x1024" (openai) or an aspect ratio "16:9" (xai, google). */
+      size: v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(/^(\d+x\d+|\d+(\.\d+)?:\d+(\.\d+)?|auto)$/, 'a size such as "1024x1024", "16:9" or "auto"'),
+        ),
+      ),
+      /** Another API root for the backend (a proxy, a self-hosted server); openai and xai default to their provider's. */
+      base_url: v.optional(HttpUrl),
+    }),
+  ),
+  /** The browser tool: which Chromium, headless or not, when an idle one is shut down, whether loopback pages open. */
+  browser: v.optional(
+    v.strictObject({
+      executable: v.optional(v.pipe(v.string(), v.minLength(1))),
+      headless: v.optional(v.boolean()),
+      idle_minutes: v.optional(v.pipe(v.number("a number of minutes"), v.gtValue(0, "a number of minutes above 0"))),
+      /** Pages on this machine (localhost, 127.0.0.1, ::1) — a dev server; other private addresses stay refused. */
+      allow_loopback: v.optional(v.boolean()),
+    }),
+  ),
 });
 
 /** A plugin's own settings: the UPPER_SNAKE keys its manifest declares, as strings or booleans. */
@@ -136,10 +176,48 @@ const Transcription = v.strictObject({
 });
 export type TranscriptionConfig = v.InferOutput<typeof Transcription>;
 
+/**
+ * [fermix_core.harness]: delegating repo work to the owner's Codex / Claude Code CLI. No harness tool is offered
+ * until `approved` (the one-time consent of Setup → Coding Agents); `default_vendor` narrows the run tools to one.
+ */
+export const HARNESS_VENDORS = ["codex", "claude"] as const;
+const Count = v.pipe(v.number(), v.integer("a whole number"), v.minValue(1, "1 or more"));
+const Harness = v.strictObject({
+  enabled: v.optional(v.boolean()),
+  approved: v.optional(v.boolean()),
+  cloud_enabled: v.optional(v.boolean()),
+  default_vendor: v.optional(v.picklist(HARNESS_VENDORS, '"codex" or "claude"')),
+  max_active: v.optional(Count),
+  default_timeout_minutes: v.optional(Count),
+  inactivity_minutes: v.optional(Count),
+  prompt_argv_max_kb: v.optional(Count),
+  max_event_bytes: v.optional(Count),
+  max_framing_errors: v.optional(Count),
+  max_run_artifact_mb: v.optional(Count),
+  artifact_quota_gb: v.optional(v.pipe(v.number(), v.gtValue(0, "above 0"))),
+  min_free_gb: v.optional(v.pipe(v.number(), v.minValue(0, "0 or more"))),
+  artifact_retention_days: v.optional(Count),
+  delivery_max_attempts: v.optional(Count),
+  delivery_max_age_hours: v.optional(Count),
+  codex_home: v.optional(v.pipe(v.string(), v.minLength(1))),
+  claude_config_dir: v.optional(v.pipe(v.string(), v.minLength(1))),
+});
+
 const Core = v.strictObject({
   profile: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9_-]+$/i, "a name of letters, digits, - or _"))),
   secret_store: v.optional(v.picklist(["keyring", "file"])),
-  agent: v.optional(v.strictObject({ name: v.optional(v.string()), provider: v.optional(v.string()) })),
+  // `provider` is the legacy primary choice, read only when no provider block says primary = true (routes.ts).
+  agent: v.optional(
+    v.strictObject({
+      name: v.optional(v.string()),
+      provider: v.optional(
+        v.picklist(
+          Object.keys(ProvidersSection.entries) as (keyof ProvidersSection)[],
+          `one of ${Object.keys(ProvidersSection.entries).join(", ")}`,
+        ),
+      ),
+    }),
+  ),
   personalization: v.optional(
     v.strictObject({
       user_name: v.optional(v.string()),
@@ -151,6 +229,7 @@ const Core = v.strictObject({
   routing: v.optional(Routing),
   tools: v.optional(Tools),
   transcription: v.optional(Transcription),
+  harness: v.optional(Harness),
   plugins: v.optional(Plugins),
   plugin_secrets: v.optional(v.record(v.string(), SecretRef)),
   oauth: v.optional(v.record(v.string(), OAuthClient)),
@@ -172,6 +251,8 @@ const Core = v.strictObject({
       default_delivery: v.optional(v.picklist(["none", "local", "origin", "channel"])),
     }),
   ),
+  memory: v.optional(MemorySettings),
+  observability: v.optional(observabilitySettings(SecretRef)),
 });
 
 const Sandbox = v.strictObject({
@@ -179,15 +260,39 @@ const Sandbox = v.strictObject({
   workspace_root: v.optional(v.string()),
   allowed_roots: v.optional(v.array(v.string())),
   blocked_roots: v.optional(v.array(v.string())),
-  commands: v.optional(v.record(v.string(), v.record(v.string(), v.unknown()))),
+  // [sandbox.commands.<name>]: command profiles, each a cmd_<name> tool (src/sandbox/command-profiles.ts).
+  commands: v.optional(CommandProfiles),
 });
 
-const McpServer = v.strictObject({
-  command: v.string(),
-  args: v.optional(v.array(v.string())),
-  env: v.optional(v.record(v.string(), v.string())),
-  pass_env: v.optional(v.array(v.string())),
-});
+/**
+ * [mcp.servers.<name>]: an MCP server the owner wired in, run over stdio (`command`) or reached over streamable
+ * HTTP (`url`, loopback allowed). Its tools are `mcp_<name>_<tool>`, class `policy_class` (default
+ * "external_api"), overridable per tool in [mcp.servers.<name>.tools.<tool>]. Checks: src/mcp/outbound/server-config.ts.
+ */
+const McpPolicyClass = v.picklist(
+  ["read_only", "read_write", "exec", "network", "external_api"],
+  '"read_only", "read_write", "exec", "network" or "external_api"',
+);
+const McpServer = v.pipe(
+  v.strictObject({
+    enabled: v.optional(v.boolean()),
+    command: v.optional(v.pipe(v.string(), v.minLength(1, 'a program to run, e.g. "npx"'))),
+    args: v.optional(v.array(v.string())),
+    env: v.optional(v.record(v.string(), v.string())),
+    pass_env: v.optional(
+      v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"))),
+    ),
+    url: v.optional(
+      v.pipe(v.string(), v.regex(/^https?:\/\/\S+$/, 'an http(s) URL, e.g. "http://127.0.0.1:3001/mcp"')),
+    ),
+    headers: v.optional(v.record(v.string(), SecretRef)),
+    policy_class: v.optional(McpPolicyClass),
+    tools: v.optional(v.record(v.string(), v.strictObject({ policy_class: v.optional(McpPolicyClass) }))),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (dataset.typed) for (const problem of mcpServerProblems(dataset.value)) addIssue(problem);
+  }),
+);
 
 /** A platform user id: Telegram's are integers, written in TOML as an integer or a string; kept as a string. */
 const PlatformId = v.pipe(
@@ -304,6 +409,52 @@ const Port = v.pipe(
   v.maxValue(65535, "must be 1024-65535"),
 );
 
+/**
+ * [mcp.inbound]: fermix as an MCP server (`fermix mcp serve` on stdio, or streamable HTTP on the web listener).
+ * What it exposes is decided in src/mcp/inbound/exposed-tools.ts; the bearer is required for HTTP because any
+ * local process can reach a loopback port.
+ */
+const McpInboundTool = v.strictObject({
+  exposed: v.optional(v.boolean()),
+  description_override: v.optional(v.pipe(v.string(), v.minLength(1))),
+});
+const McpInbound = v.pipe(
+  v.strictObject({
+    enabled: v.optional(v.boolean()),
+    transport: v.optional(v.picklist(["stdio", "streamable_http"], '"stdio" or "streamable_http"')),
+    expose_kinds: v.optional(v.array(v.picklist(["builtin"], '"builtin" (the only kind fermix exposes)'))),
+    expose_policy_classes: v.optional(v.array(McpPolicyClass)),
+    allowed_tools: v.optional(v.array(v.string())),
+    denied_tools: v.optional(v.array(v.string())),
+    server_name: v.optional(v.pipe(v.string(), v.minLength(1))),
+    server_version: v.optional(v.pipe(v.string(), v.minLength(1))),
+    request_timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1000, "at least 1000 (ms)"))),
+    http: v.optional(
+      v.strictObject({
+        path: v.optional(v.pipe(v.string(), v.regex(/^\/[A-Za-z0-9._~/-]*$/, 'a path such as "/mcp"'))),
+        auth_token: v.optional(SecretRef),
+      }),
+    ),
+    tools: v.optional(v.record(v.string(), McpInboundTool)),
+  }),
+  // Named at the missing key itself ([mcp.inbound.http] auth_token), even when the whole [mcp.inbound.http] is absent.
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const inbound = dataset.value;
+    if (inbound.enabled !== true || inbound.transport !== "streamable_http" || inbound.http?.auth_token) return;
+    const http = inbound.http ?? {};
+    addIssue({
+      message: 'a bearer token (required when transport = "streamable_http"; e.g. auth_token = "@keyring")',
+      received: "undefined",
+      path: [
+        { type: "object", origin: "value", input: inbound, key: "http", value: http },
+        { type: "object", origin: "value", input: http, key: "auth_token", value: undefined },
+      ],
+    });
+  }),
+);
+export type McpInboundConfig = v.InferOutput<typeof McpInbound>;
+
 export const Config = v.strictObject({
   fermix_core: v.optional(Core),
   fermix_web: v.optional(
@@ -317,7 +468,9 @@ export const Config = v.strictObject({
     }),
   ),
   sandbox: v.optional(Sandbox),
-  mcp: v.optional(v.strictObject({ servers: v.optional(v.record(v.string(), McpServer)) })),
+  mcp: v.optional(
+    v.strictObject({ servers: v.optional(v.record(v.string(), McpServer)), inbound: v.optional(McpInbound) }),
+  ),
   // The other platforms' blocks stay opaque tables until their adapters arrive.
   fermix_channels: v.optional(
     v.objectWithRest(

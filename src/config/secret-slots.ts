@@ -23,6 +23,17 @@ export function oauthClientSecretSlot(provider: string): string {
 export const BRAVE_KEY_SLOT = "BRAVE_API_KEY";
 
 /**
+ * [fermix_core.tools.web_search] api_key's slot for the configured backend: each vendor's key keeps its own
+ * slot (and env var), so switching backends never hands one vendor another's key.
+ */
+export function webSearchKeySlot(backend: "brave" | "exa" | "tavily" | "firecrawl"): string {
+  return backend === "brave" ? BRAVE_KEY_SLOT : `${backend.toUpperCase()}_API_KEY`;
+}
+
+/** [fermix_core.tools.generate_image] google_api_key (the google image backend has no chat provider). */
+export const GOOGLE_IMAGE_KEY_SLOT = "GOOGLE_IMAGE_API_KEY";
+
+/**
  * A [fermix_core.transcription] key: the openai and xai ones have their own slots (they override the chat key,
  * which keeps OPENAI_API_KEY / XAI_API_KEY); Deepgram has no chat key to collide with.
  */

@@ -47,12 +47,13 @@ function chainRow(config: Config, ids: string[], primary: string, env: Env, secr
       return { id: "providers", title: "providers", status: "fail", detail: err.message, fix: "run fermix setup" };
     }
   }
+  // In the order a failing turn tries them (the catalog's order; Ollama last).
   const fallbacks = ids.filter((id) => id !== primary);
   return {
     id: "providers",
     title: "providers",
     status: "ok",
-    detail: `primary ${primary}; ${fallbacks.length ? `fallbacks: ${fallbacks.join(", ")}` : "no fallbacks"}`,
+    detail: `primary ${primary}; ${fallbacks.length ? `fallbacks in order: ${fallbacks.join(" → ")}` : "no fallbacks"}`,
   };
 }
 

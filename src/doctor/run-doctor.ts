@@ -3,6 +3,7 @@ import { FermixError, isFermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { validateRouting } from "../providers/routing-config.ts";
 import { fileExists } from "../runtime/files.ts";
+import { authCheck } from "./auth-check.ts";
 import { catalogCheck } from "./catalog-check.ts";
 import { channelsCheck } from "./channels-check.ts";
 import type { DoctorCheck, DoctorContext, DoctorDeps, DoctorRow } from "./check.ts";
@@ -10,24 +11,31 @@ import { configCheck } from "./config-check.ts";
 import { daemonCheck } from "./daemon-check.ts";
 import { diskCheck } from "./disk-check.ts";
 import { keychainCheck } from "./keychain-check.ts";
+import { mcpServersCheck } from "./mcp-servers-check.ts";
 import { pluginsCheck } from "./plugins-check.ts";
 import { providersCheck } from "./providers-check.ts";
 import { serviceCheck } from "./service-check.ts";
 import { templatesCheck } from "./templates-check.ts";
+import { traceExportCheck } from "./trace-export-check.ts";
+import { transcriptionCheck } from "./transcription-check.ts";
 import { webCheck } from "./web-check.ts";
 
 /** In the order they print. Adding a check is one file and one line here. */
 export const CHECKS: readonly DoctorCheck[] = [
   configCheck,
   providersCheck,
+  authCheck,
   daemonCheck,
   serviceCheck,
   keychainCheck,
   pluginsCheck,
+  mcpServersCheck,
   channelsCheck,
+  transcriptionCheck,
   webCheck,
   catalogCheck,
   templatesCheck,
+  traceExportCheck,
   diskCheck,
 ];
 

@@ -5,6 +5,7 @@ import type { Caller, ChannelReply } from "../capabilities/tool.ts";
 import { type ChannelAdapter, type ChatTarget, conversationOf, type InboundMessage } from "../channels/channel.ts";
 import { FermixError } from "../error.ts";
 import { type AlbumBuffer, createAlbumBuffer } from "../media/album-buffer.ts";
+import { createLastImages } from "../media/last-inbound-image.ts";
 import type { ConversationKey } from "../memory/messages.ts";
 import type { Traces } from "../observability/traces.ts";
 import { APPROVAL_TTL_MS } from "./approvals.ts";
@@ -14,6 +15,7 @@ import { createConversationQueue } from "./conversation-queue.ts";
 import { type MediaDeps, prepareMessage, type TurnImage } from "./media.ts";
 import { createReplySink } from "./reply-sink.ts";
 import type { SlashAnswer } from "./slash.ts";
+import { markableSink } from "./truncation-marker.ts";
 
 /** "typing…" is repeated this often while a turn runs, for at most TYPING_MAX_MS. */
 export const TYPING_EVERY_MS = 4000;
@@ -54,6 +56,8 @@ export type GatewayDeps = {
 export function createGateway(deps: GatewayDeps) {
   const queue = createConversationQueue();
   const albums: AlbumBuffer[] = [];
+  // The newest picture each chat sent, for generate_image's inbound:last in this turn or a later one.
+  const lastImages = createLastImages(deps.now);
   // Directory-access requests waiting for the owner's tap: the request re-runs once it is granted.
   // Entries outlive their token by nothing: a request nobody approved is dropped once its token has expired.
   const awaiting = new Map<
@@ -92,8 +96,10 @@ export function createGateway(deps: GatewayDeps) {
   ): void {
     const conversation = conversationOf(message);
     const target: ChatTarget = { chatId: message.chatId, thread: message.thread, replyTo: message.id };
+    const chatKey = JSON.stringify(conversation);
+    if (images.length) lastImages.remember(chatKey, images.at(-1)!);
     queue.enqueue(conversation, async (signal) => {
-      const sink = createReplySink(adapter, target, access.streaming, { log: deps.log });
+      const sink = markableSink(createReplySink(adapter, target, access.streaming, { log: deps.log }));
       const typing = keepTyping(adapter, target, signal);
       try {
         const result = await deps.ask({
@@ -103,7 +109,7 @@ export function createGateway(deps: GatewayDeps) {
           images,
           signal,
           runProfile,
-          channel: channelReply(adapter, target),
+          channel: { ...channelReply(adapter, target), inboundImage: () => lastImages.get(chatKey) },
           onText: (delta) => sink.onText(delta),
           onItemEnd: () => sink.onItemEnd(),
           onNotice: (notice) => void sendNotice(adapter, target, conversation, notice, text, images),
@@ -111,7 +117,7 @@ export function createGateway(deps: GatewayDeps) {
         if (signal.aborted) return void (await sink.discard());
         // A reaction or a file alone was the whole answer: no text bubble follows it.
         if (!result.response) return void (await sink.discard());
-        await sink.finish(result.response);
+        await sink.finishAnswer(result.response, result.truncated);
         trace(adapter, "outbound", target.chatId, result.response.length);
       } catch (err) {
         await sink.discard();

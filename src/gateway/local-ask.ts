@@ -37,7 +37,13 @@ export async function askLocally(
       onText: opts.onText,
       onNotice: opts.onNotice,
     });
-    return { response: result.response, session_id: sessionId, provider: result.provider, model: result.model };
+    return {
+      response: result.response,
+      session_id: sessionId,
+      provider: result.provider,
+      model: result.model,
+      ...(result.truncated ? { truncated: true } : {}),
+    };
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);

@@ -1,6 +1,7 @@
 import type { TurnInput, TurnResult } from "../agent/turn.ts";
 import type { Caller } from "../capabilities/tool.ts";
 import { defineError, FermixError } from "../error.ts";
+import { TRUNCATION_MARKER } from "../gateway/truncation-marker.ts";
 import type { Route } from "../providers/routes.ts";
 import guidance from "./cron-guidance.md" with { type: "text" };
 import type { JobStore } from "./job-store.ts";
@@ -124,7 +125,8 @@ export function createJobRunner(deps: JobRunnerDeps) {
         sleep,
         log: (msg) => deps.log.warn(`job ${job.id} run ${run.id}: ${msg}`),
       });
-      outcome = { status: "ok", text: result.response };
+      // An answer cut at the model's output limit says so in the run record and wherever it is delivered.
+      outcome = { status: "ok", text: result.truncated ? `${result.response}${TRUNCATION_MARKER}` : result.response };
     } catch (err) {
       const reason = controller.signal.reason;
       if (controller.signal.aborted && reason instanceof FermixError && reason.code === "job_timeout") {

@@ -18,7 +18,10 @@ export const NotRestorable = defineError<{ id: number }>("revision_not_restorabl
 
 const LAST_RUN = "review.last_run_at";
 const RENDERED = "review.rendered:";
-const MAX_CHANGES = 500;
+/** The default cap on facts one review may replace, and on those it may retire ([fermix_core.memory] review_max_changes). */
+export const MAX_CHANGES = 500;
+/** The schema's ceiling; the configured cap (at most this) is checked after parsing. */
+const MAX_CHANGES_CAP = 5000;
 
 /** What the review model must answer. */
 export const ReviewAnswer = v.object({
@@ -31,12 +34,15 @@ export const ReviewAnswer = v.object({
           category: v.picklist(CATEGORIES),
         }),
       ),
-      v.maxLength(MAX_CHANGES),
+      v.maxLength(MAX_CHANGES_CAP),
     ),
     [],
   ),
   retire: v.optional(
-    v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_KEY_CHARS))), v.maxLength(MAX_CHANGES)),
+    v.pipe(
+      v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_KEY_CHARS))),
+      v.maxLength(MAX_CHANGES_CAP),
+    ),
     [],
   ),
 });
@@ -48,6 +54,8 @@ export type ReviewDeps = {
   /** One model call without tools; throws when the provider fails. */
   complete: (system: string, prompt: string) => Promise<string>;
   paths: { userMd: string; memoryMd: string };
+  /** [fermix_core.memory]: the gate, the retry delay and the change cap; each defaults to the constants above. */
+  settings?: { intervalMs?: number; retryAfterMs?: number; maxChanges?: number };
 };
 
 export type ProfileUpdate = { name: string; revisionId: number; revision: number };
@@ -76,17 +84,20 @@ export function createReview(deps: ReviewDeps) {
     return value === undefined ? undefined : Number(value);
   };
   let running: Promise<ReviewReport> | undefined;
+  const intervalMs = deps.settings?.intervalMs ?? REVIEW_INTERVAL_MS;
+  const retryAfterMs = deps.settings?.retryAfterMs ?? RETRY_AFTER_MS;
+  const maxChanges = deps.settings?.maxChanges ?? MAX_CHANGES;
 
   /** Takes the gate in one transaction, so a daemon and a CLI sharing memory.db do not both run a due review. */
   const claim = (t: number, force: boolean): ReviewReport | undefined => {
     return deps.db
       .transaction(() => {
         const last = lastRun();
-        if (!force && last !== undefined && t - last < REVIEW_INTERVAL_MS) {
+        if (!force && last !== undefined && t - last < intervalMs) {
           return {
             status: "skipped" as const,
-            reason: "the last review was less than 24 hours ago",
-            nextAt: last + REVIEW_INTERVAL_MS,
+            reason: `the last review was less than ${hours(intervalMs)} ago`,
+            nextAt: last + intervalMs,
           };
         }
         setState.run({ key: LAST_RUN, value: String(t) });
@@ -96,8 +107,8 @@ export function createReview(deps: ReviewDeps) {
   };
 
   const failed = (t: number, error: string): ReviewReport => {
-    const nextAt = t + RETRY_AFTER_MS;
-    setState.run({ key: LAST_RUN, value: String(nextAt - REVIEW_INTERVAL_MS) });
+    const nextAt = t + retryAfterMs;
+    setState.run({ key: LAST_RUN, value: String(nextAt - intervalMs) });
     return { status: "failed", error, nextAt };
   };
 
@@ -113,6 +124,13 @@ export function createReview(deps: ReviewDeps) {
     }
     const answer = parseAnswer(text);
     if (!answer.ok) return failed(t, `the review model's answer was not usable, so nothing changed: ${answer.error}`);
+    const over = Math.max(answer.value.replace.length, answer.value.retire.length);
+    if (over > maxChanges) {
+      return failed(
+        t,
+        `the review model asked for ${over} changes, over the limit of ${maxChanges}, so nothing changed`,
+      );
+    }
     let applied: { replaced: string[]; retired: string[] };
     try {
       applied = apply(answer.value);
@@ -191,6 +209,11 @@ export function createReview(deps: ReviewDeps) {
 }
 
 export type Review = ReturnType<typeof createReview>;
+
+function hours(ms: number): string {
+  const h = ms / 3_600_000;
+  return h === 1 ? "1 hour" : `${Number(h.toFixed(2))} hours`;
+}
 
 /** The model sees each live fact with its age, grouped by category, so it can tell stale from current. */
 function describeFacts(facts: readonly Fact[], now: number): string {

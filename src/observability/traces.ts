@@ -19,7 +19,7 @@ export const NO_TRACES: Traces = { write() {}, capture: false };
 
 /**
  * The spec's switch: FERMIX_TRACE_CONTENT=1 captures locally; FERMIX_OPIK_ENABLED=1 implies it unless
- * FERMIX_TRACE_CONTENT=0 (the Opik exporter itself is not built).
+ * FERMIX_TRACE_CONTENT=0 (the exporter: observability/export/).
  */
 export function captureContent(env: Readonly<Record<string, string | undefined>>): boolean {
   if (env.FERMIX_TRACE_CONTENT === "1") return true;
@@ -37,6 +37,8 @@ export function createTraces(opts: {
   now?: () => number;
   secrets?: () => readonly string[];
   capture?: boolean;
+  /** Each line as written (redacted), for the trace exporters (observability/export); must not throw. */
+  onRecord?: (record: Record<string, unknown>) => void;
 }): Traces {
   const ready = new Set<string>();
   return {
@@ -51,6 +53,7 @@ export function createTraces(opts: {
         }
         const line = redact(JSON.stringify({ ts: at.toISOString(), type, ...record }), opts.secrets?.() ?? []);
         appendFileSync(join(day, `${type}.jsonl`), `${line}\n`, { mode: 0o600 });
+        opts.onRecord?.(JSON.parse(line));
       } catch {}
     },
   };

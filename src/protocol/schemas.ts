@@ -41,6 +41,8 @@ export const AskDone = v.object({
   session_id: v.string(),
   provider: v.string(),
   model: v.string(),
+  /** The answer stopped at the model's output limit (absent from an older daemon: not known to be cut). */
+  truncated: v.optional(v.boolean()),
 });
 export type AskDone = v.InferOutput<typeof AskDone>;
 
@@ -72,6 +74,19 @@ export const Status = v.object({
   active_turns: v.number(),
   /** The setup page ([fermix_web], src/web/server.ts): disabled, listening on 127.0.0.1, or failed with the reason. */
   web: v.optional(v.looseObject({ state: v.string(), port: v.optional(v.number()), reason: v.optional(v.string()) })),
+  /** The daemon's trace exporters (src/observability/export/), empty when off; absent from an older daemon. */
+  trace_export: v.optional(
+    v.array(
+      v.looseObject({
+        name: v.string(),
+        target: v.string(),
+        sent: v.number(),
+        dropped: v.number(),
+        failing: v.boolean(),
+        lastError: v.optional(v.string()),
+      }),
+    ),
+  ),
 });
 export type Status = v.InferOutput<typeof Status>;
 

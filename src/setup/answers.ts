@@ -4,7 +4,9 @@ import type { Config, ProviderBlock } from "../config/schema.ts";
 import { providerKeySlot } from "../config/secret-slots.ts";
 import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "../providers/descriptors.ts";
-import type { Effort } from "../providers/types.ts";
+import { effortLevels, resolveEffort } from "../providers/effort.ts";
+import { signInOf } from "../providers/sign-in.ts";
+import { EFFORTS, type Effort, type OAuthTarget } from "../providers/types.ts";
 import type { Prompter } from "./prompt.ts";
 import {
   type Checked,
@@ -14,6 +16,7 @@ import {
   checkModel,
   checkName,
   checkProvider,
+  checkStyle,
   checkTimezone,
   DEFAULT_AGENT_NAME,
   DEFAULT_TIMEZONE,
@@ -28,11 +31,13 @@ export type SetupFlags = {
   apiKeyStdin?: boolean;
   apiKeyEnv?: string;
   skipTest?: boolean;
-  /** reasoning_effort for an effort-capable provider (the web page offers only what the model accepts). */
+  /** reasoning_effort for an effort-capable provider: only a level the model accepts (--effort). */
   effort?: Effort;
   name?: string;
   userName?: string;
   timezone?: string;
+  /** [fermix_core.personalization] communication_style (--communication-style). */
+  communicationStyle?: string;
   /** false: --no-service. */
   service?: boolean;
   system?: boolean;
@@ -54,12 +59,18 @@ export type ProviderAnswers = {
   keptKey?: string;
   /** A new key that differs from the configured one: the daemon must restart to use it. */
   keyChanged: boolean;
+  /** The provider signs in (Codex always; Anthropic and xAI with auth_mode = "oauth"): no key is asked or kept. */
+  signIn?: OAuthTarget;
+  /** A reasoning_effort to write; undefined keeps what config.toml says (or the provider's default). */
+  effort?: Effort;
 };
 
 export type PersonalAnswers = {
   agentName: string;
   userName?: string;
   timezone: string;
+  /** undefined: none given, config.toml keeps what it has. */
+  communicationStyle?: string;
   service: boolean;
 };
 
@@ -111,8 +122,19 @@ export async function gatherProvider(flags: SetupFlags, deps: AnswerDeps): Promi
     checkModel,
     prompter,
   );
+  const effort = await effortAnswer(flags.effort, provider, model, block.reasoning_effort, prompter);
+  const signIn = signInOf(provider, block, deps.secrets);
+  if (signIn && (flags.apiKeyStdin || flags.apiKeyEnv)) {
+    throw UsageError(
+      provider.authModes.includes("api_key")
+        ? `setup: [fermix_core.providers.${provider.id}] signs in (auth_mode = "oauth"), so it takes no API key; leave out --api-key-stdin / --api-key-env, or go back to a key with fermix auth logout --provider ${provider.id}`
+        : `setup: ${provider.label} signs in with ${signIn.login} and takes no API key; leave out --api-key-stdin / --api-key-env`,
+    );
+  }
+  const probeUrl = baseUrl ?? block.base_url ?? envUrl;
+  if (signIn) return { provider, model, baseUrl, probeUrl, keyChanged: false, signIn, effort };
   const key = provider.keyless ? { keyChanged: false } : await gatherKey(provider, block, flags, deps);
-  return { provider, model, baseUrl, probeUrl: baseUrl ?? block.base_url ?? envUrl, ...key };
+  return { provider, model, baseUrl, probeUrl, ...key, effort };
 }
 
 export async function gatherPersonal(flags: SetupFlags, deps: AnswerDeps): Promise<PersonalAnswers> {
@@ -135,18 +157,29 @@ export async function gatherPersonal(flags: SetupFlags, deps: AnswerDeps): Promi
     checkTimezone,
     prompter,
   );
+  const communicationStyle = await styleAnswer(
+    flags.communicationStyle,
+    core?.personalization?.communication_style,
+    prompter,
+  );
   let service = flags.service !== false;
   if (service && flags.service === undefined && prompter && deps.serviceAvailable) {
     service = await askYes(prompter, "Install the background service so fermix runs at login?", true);
   }
-  return { agentName, userName, timezone, service };
+  return { agentName, userName, timezone, communicationStyle, service };
 }
 
-/** The provider config.toml makes primary now: the one flagged, else the first configured (as routes picks). */
+/**
+ * The provider config.toml makes primary now: the one flagged, else the legacy [fermix_core.agent] provider
+ * when configured, else the first configured (as routes picks).
+ */
 export function currentPrimary(config: Config): string | undefined {
   const blocks = (config.fermix_core?.providers ?? {}) as Record<string, ProviderBlock | undefined>;
   const configured = PROVIDERS.filter((p) => blocks[p.id]).map((p) => p.id);
-  return configured.find((id) => blocks[id]!.primary === true) ?? configured[0];
+  const legacy = config.fermix_core?.agent?.provider;
+  return (
+    configured.find((id) => blocks[id]!.primary === true) ?? configured.find((id) => id === legacy) ?? configured[0]
+  );
 }
 
 /** Flags checked before anything is asked or read, so a typo never costs a round of questions. */
@@ -157,6 +190,10 @@ function checkFlags(flags: SetupFlags) {
   if (flags.name !== undefined) orUsage(checkName(flags.name, "the name"), "--name");
   if (flags.userName !== undefined) orUsage(checkName(flags.userName, "the name"), "--user-name");
   if (flags.timezone !== undefined) orUsage(checkTimezone(flags.timezone), "--timezone");
+  if (flags.communicationStyle !== undefined) orUsage(checkStyle(flags.communicationStyle), "--communication-style");
+  if (flags.effort !== undefined && !(EFFORTS as readonly string[]).includes(flags.effort)) {
+    throw UsageError(`setup: --effort: "${flags.effort}" is not a reasoning effort (one of ${EFFORTS.join(", ")})`);
+  }
   if (flags.apiKeyEnv !== undefined) orUsage(checkEnvName(flags.apiKeyEnv), "--api-key-env");
   if (flags.apiKeyStdin && flags.apiKeyEnv !== undefined) {
     throw UsageError("setup: choose one of --api-key-stdin and --api-key-env");
@@ -239,8 +276,70 @@ async function userNameAnswer(
   }
 }
 
+/**
+ * reasoning_effort, for an effort-capable provider only, and only a level `model` accepts (the web page's list):
+ * the flag, else the question (Enter keeps the configured level, else the provider's default), else nothing new.
+ */
+async function effortAnswer(
+  flag: Effort | undefined,
+  provider: ProviderDescriptor,
+  model: string,
+  configured: Effort | undefined,
+  prompter: Prompter | undefined,
+): Promise<Effort | undefined> {
+  const levels = effortLevels(provider, model);
+  if (flag !== undefined) {
+    if (!levels.length) throw UsageError(`setup: --effort: ${provider.label} has no reasoning-effort setting`);
+    if (!levels.includes(flag)) {
+      throw UsageError(`setup: --effort: ${model} accepts ${levels.join(", ")} (not "${flag}")`);
+    }
+    return flag;
+  }
+  if (!prompter || !levels.length) return undefined;
+  // A configured level above this model's ceiling is what a turn would clamp it to.
+  const known = configured ? resolveEffort(provider, model, configured) : undefined;
+  if (prompter.choose) {
+    const picked = await prompter.choose(
+      "Reasoning effort",
+      [{ value: "", label: "the provider's default" }, ...levels.map((e) => ({ value: e, label: e }))],
+      known ?? "",
+    );
+    return levels.find((e) => e === picked);
+  }
+  const shown = known ? ` [${known}]` : " (Enter: the provider's default)";
+  for (;;) {
+    const answer = (await prompter.line(`Reasoning effort, one of ${levels.join(", ")}${shown}: `))
+      .trim()
+      .toLowerCase();
+    if (!answer) return known;
+    if ((levels as string[]).includes(answer)) return answer as Effort;
+    await writeProblem(prompter, `${model} accepts ${levels.join(", ")}`);
+  }
+}
+
+/** [fermix_core.personalization] communication_style: optional; Enter keeps what config.toml says. */
+async function styleAnswer(
+  flag: string | undefined,
+  known: string | undefined,
+  prompter: Prompter | undefined,
+): Promise<string | undefined> {
+  if (flag !== undefined) return orUsage(checkStyle(flag), "--communication-style");
+  if (!prompter) return undefined;
+  // A long or several-line style (typed on the web page) is shown by its start.
+  const line = known?.split("\n")[0] ?? "";
+  const brief = line.length > 40 || line !== known ? `${line.slice(0, 40)}…` : line;
+  const shown = known ? ` [${brief}]` : ' (optional, e.g. "brief and direct")';
+  for (;;) {
+    const answer = (await prompter.line(`How should your assistant talk to you?${shown}: `)).trim();
+    if (!answer) return undefined;
+    const checked = checkStyle(answer);
+    if (checked.ok) return checked.value;
+    await writeProblem(prompter, checked.error);
+  }
+}
+
 async function askProvider(prompter: Prompter, known: string): Promise<ProviderDescriptor> {
-  const entry = (p: ProviderDescriptor) => `${p.id.padEnd(11)} ${p.label}${p.keyless ? " (local, no key)" : ""}`;
+  const entry = (p: ProviderDescriptor) => `${p.id.padEnd(12)} ${p.label}${p.keyless ? " (local, no key)" : ""}`;
   if (prompter.choose) {
     const id = await prompter.choose(
       "Provider",

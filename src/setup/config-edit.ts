@@ -20,6 +20,7 @@ export type SetupChanges = {
   agentName: string;
   userName?: string;
   timezone: string;
+  communicationStyle?: string;
 };
 
 const HEADER = "# fermix configuration, written by `fermix setup`. Edit freely: setup keeps comments and other keys.\n";
@@ -46,6 +47,8 @@ export function applySetup(text: string, changes: SetupChanges, file: string): s
   if (changes.userName !== undefined)
     out = setKey(out, "fermix_core.personalization", "user_name", changes.userName, file);
   out = setKey(out, "fermix_core.personalization", "timezone", changes.timezone, file);
+  if (changes.communicationStyle !== undefined)
+    out = setKey(out, "fermix_core.personalization", "communication_style", changes.communicationStyle, file);
   return out === HEADER ? text : out;
 }
 
@@ -65,7 +68,9 @@ export function setupApplied(config: Config, changes: SetupChanges): boolean {
     (!changes.keyring || block.api_key === "@keyring") &&
     core?.agent?.name === changes.agentName &&
     (changes.userName === undefined || core?.personalization?.user_name === changes.userName) &&
-    core?.personalization?.timezone === changes.timezone
+    core?.personalization?.timezone === changes.timezone &&
+    (changes.communicationStyle === undefined ||
+      core?.personalization?.communication_style === changes.communicationStyle)
   );
 }
 
@@ -91,7 +96,13 @@ export function writeSetup(file: string, changes: SetupChanges): { changed: bool
 }
 
 /** Sets one key of a config.toml table in place (comments and layout kept); unchanged text when it already holds. */
-export function setKey(text: string, table: string, key: string, value: string | boolean, file: string): string {
+export function setKey(
+  text: string,
+  table: string,
+  key: string,
+  value: string | boolean | number,
+  file: string,
+): string {
   const doc = tableDoc(text, table);
   if (doc.definedElsewhere) {
     throw ConfigEditFailed(
@@ -106,7 +117,7 @@ export function setKey(text: string, table: string, key: string, value: string |
 }
 
 /** An id written as a number (owner_user_id = 42) is the same answer as "42". */
-function sameValue(literal: string, value: string | boolean): boolean {
+function sameValue(literal: string, value: string | boolean | number): boolean {
   try {
     const parsed = (parse(`v = ${literal}`) as { v: unknown }).v;
     return parsed === value || (typeof value === "string" && typeof parsed === "number" && String(parsed) === value);

@@ -2,7 +2,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseConfig } from "../config/load.ts";
 import { ConfigEditFailed } from "../config/sandbox-edit.ts";
 import type { Config } from "../config/schema.ts";
-import { BRAVE_KEY_SLOT, oauthClientSecretSlot, pluginSecretSlot, providerKeySlot } from "../config/secret-slots.ts";
+import {
+  BRAVE_KEY_SLOT,
+  oauthClientSecretSlot,
+  pluginSecretSlot,
+  providerKeySlot,
+  webSearchKeySlot,
+} from "../config/secret-slots.ts";
 import type { SecretStore } from "../config/secret-store.ts";
 import { isEnvReference, resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import { tableDoc } from "../config/toml-text.ts";
@@ -43,7 +49,10 @@ export function plaintextSecrets(config: Config): PlainSecret[] {
     }
   }
   if (isPlain(core?.tools?.web_search?.api_key)) {
-    found.push({ table: "fermix_core.tools.web_search", key: "api_key", slot: BRAVE_KEY_SLOT });
+    // The key goes to the configured backend's own slot, where web_search resolves "@keyring" for it.
+    const backend = core?.tools?.web_search?.backend;
+    const slot = backend && backend !== "duckduckgo" ? webSearchKeySlot(backend) : BRAVE_KEY_SLOT;
+    found.push({ table: "fermix_core.tools.web_search", key: "api_key", slot });
   }
   return found;
 }

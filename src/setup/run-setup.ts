@@ -74,6 +74,7 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<Setu
     serviceAvailable: planned?.ok === true,
   };
   const chosen = await gatherProvider(flags, answerDeps);
+  if (chosen.signIn) await requireSignIn(chosen);
   await testProvider(chosen, flags, deps);
   const answers = { ...chosen, ...(await gatherPersonal(flags, answerDeps)) };
 
@@ -81,11 +82,12 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<Setu
     provider: answers.provider.id,
     model: answers.model,
     baseUrl: answers.baseUrl,
-    reasoningEffort: flags.effort,
+    reasoningEffort: answers.effort,
     keyring: answers.newKey !== undefined,
     agentName: answers.agentName,
     userName: answers.userName,
     timezone: answers.timezone,
+    communicationStyle: answers.communicationStyle,
   };
   const before = existsSync(paths.config) ? readFileSync(paths.config, "utf8") : "";
   previewSetup(before, changes, paths.config);
@@ -104,6 +106,8 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<Setu
     lines.push(ok(`API key: stored in ${place}; config.toml points at it with api_key = "@keyring"`));
   } else if (answers.keptKey !== undefined) {
     lines.push(ok(`API key: kept the one config.toml already gives ${answers.provider.label}`));
+  } else if (answers.signIn) {
+    lines.push(ok(`API key: none; ${answers.provider.label} uses the sign-in of ${answers.signIn.login}`));
   } else {
     lines.push(ok(`API key: none needed for ${answers.provider.label} (${answers.baseUrl})`));
   }
@@ -157,6 +161,19 @@ export async function runSetup(flags: SetupFlags, deps: SetupDeps): Promise<Setu
   return { serviceStarted };
 }
 
+/** A provider that signs in needs a sign-in before setup makes it primary; without one, say how to get it. */
+async function requireSignIn(answers: ProviderAnswers): Promise<void> {
+  try {
+    await answers.signIn!.tokens.token();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new FermixError(
+      "auth_not_logged_in",
+      `${answers.provider.label} signs in instead of using an API key, and that sign-in is not usable: ${reason}\nrun ${answers.signIn!.login}, then fermix setup again; nothing was written`,
+    );
+  }
+}
+
 /** One probe of the chosen provider; a failure stops setup before anything is written. */
 async function testProvider(answers: ProviderAnswers, flags: SetupFlags, deps: SetupDeps): Promise<void> {
   const { io } = deps;
@@ -172,6 +189,7 @@ async function testProvider(answers: ProviderAnswers, flags: SetupFlags, deps: S
       apiKey: answers.newKey ?? answers.keptKey,
       baseUrl: answers.probeUrl,
       model: answers.model,
+      ...(answers.signIn ? { oauth: answers.signIn } : {}),
     },
     { fetch: deps.fetch, timeoutMs: deps.probeTimeoutMs },
   );

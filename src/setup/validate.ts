@@ -11,6 +11,8 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 export const DEFAULT_TIMEZONE = "America/New_York";
 export const DEFAULT_AGENT_NAME = "fermix";
 const MAX_NAME = 64;
+/** The web page's limit for the communication style. */
+const MAX_STYLE = 500;
 
 export function checkProvider(answer: string): Checked<ProviderDescriptor> {
   const id = answer.trim().toLowerCase();
@@ -42,6 +44,20 @@ export function checkName(answer: string, what: string): Checked<string> {
   if (/\p{Cc}/u.test(name)) return { ok: false, error: `${what} must be one line of plain text` };
   if ([...name].length > MAX_NAME) return { ok: false, error: `${what} is longer than ${MAX_NAME} characters` };
   return { ok: true, value: name };
+}
+
+/** [fermix_core.personalization] communication_style: free text for the prompt, as long as the web form takes. */
+export function checkStyle(answer: string): Checked<string> {
+  const style = answer.trim();
+  if (!style) return { ok: false, error: "the communication style is empty" };
+  // Lines and tabs are fine (the web form is a text area); other control characters are not text.
+  if (/\p{Cc}/u.test(style.replace(/[\n\t]/g, ""))) {
+    return { ok: false, error: "the communication style must be plain text" };
+  }
+  if ([...style].length > MAX_STYLE) {
+    return { ok: false, error: `the communication style is longer than ${MAX_STYLE} characters` };
+  }
+  return { ok: true, value: style };
 }
 
 /** A model id as its provider spells it (`anthropic/claude-sonnet-4.6`, `qwen3:8b`): one word. */

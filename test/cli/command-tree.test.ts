@@ -163,7 +163,7 @@ describe("the command tree", () => {
     expect(group.err).toStartWith("Usage: fermix plugins <command>\n");
     expect(await cli(["plugins", "frob"])).toMatchObject({
       code: 2,
-      err: expect.stringContaining('fermix: plugins: unknown subcommand "frob" (list, catalog, installed, '),
+      err: expect.stringContaining('fermix: plugins: unknown subcommand "frob" (list, catalog, show, installed, '),
     });
     expect(await cli(["help", "frobnicate"])).toMatchObject({ code: 2, err: "fermix: unknown command: frobnicate\n" });
   });

@@ -73,6 +73,7 @@ describe("fermix doctor", () => {
       "web",
       "catalog",
       "templates",
+      "trace-export",
       "disk",
     ]);
     for (const row of json.result.rows) {

@@ -26,8 +26,8 @@ describe("fermix plugins list and doctor with dev_local problems", () => {
     const list = await run("list");
     expect(list.code).toBe(0);
     const lines = list.stdout.trimEnd().split("\n");
-    expect(lines).toContain("alpha\t0.1.0\tdev_local\tdisabled\tdisabled");
-    expect(lines).toContain("gmail\t1.0.0\tbundled\tdisabled\tdisabled");
+    expect(lines).toContain("alpha\t0.1.0\tdev_local\tdisabled\tdisabled\t—");
+    expect(lines).toContain("gmail\t1.0.0\tbundled\tdisabled\tdisabled\t—");
     expect(lines.slice(-3).map((l) => l.split("\t")[0])).toEqual([broken, gmail, missing]);
     expect(lines.at(-2)).toBe(
       `${gmail}\t${gmail} is not loaded: gmail is a bundled plugin, which keeps its place; rename the folder and the name in its plugin.json`,

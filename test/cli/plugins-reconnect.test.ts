@@ -38,7 +38,7 @@ describe("fermix plugins list and doctor with a sign-in that is gone", () => {
       expect(out + err).not.toContain("secret-google-not-shown");
       seen[verb] = out + err;
     }
-    expect(seen.list).toContain("gmail\t1.0.0\tbundled\tenabled\treauthorization_required\n");
+    expect(seen.list).toContain("gmail\t1.0.0\tbundled\tenabled\treauthorization_required\t—\n");
     expect(seen.doctor).toContain("Reconnect needed: fermix plugins auth reauthorize gmail");
   });
 });

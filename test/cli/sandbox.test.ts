@@ -71,7 +71,7 @@ describe("fermix sandbox / grant / revoke (built binary)", () => {
   test("capabilities lists the built-ins", async () => {
     const r = await runFermix(["capabilities"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^capabilities: \d+ \(builtin \d+, skill [1-9]\d*, mcp 0\)\n/);
+    expect(r.stdout).toMatch(/^capabilities: \d+ \(builtin \d+, skill [1-9]\d*, mcp 0, command 0\)\n/);
     expect(r.stdout).toContain("- self-knowledge [skill] ");
     expect(r.stdout).toContain("- shell [builtin] ");
     const json = JSON.parse((await runFermix(["capabilities", "--json", "--kind", "builtin"])).stdout);

@@ -44,10 +44,12 @@ describe("fermix setup on a terminal (compiled binary)", () => {
     };
     await answer("Provider [openai]: ", "anthropic");
     await answer("Model [claude-sonnet-4-6]: ", "");
+    await answer("Reasoning effort, one of low, medium, high, xhigh, max (Enter: the provider's default): ", "high");
     await answer("Anthropic API key (from https://console.anthropic.com/settings/keys): ", KEY);
     await answer("Your assistant's name [fermix]: ", "Jarvis");
     await answer("Your name (optional): ", "Ada");
     await answer("Your time zone [America/New_York]: ", "Europe/Paris");
+    await answer('How should your assistant talk to you? (optional, e.g. "brief and direct"): ', "brief and warm");
     await answer("[Y/n]: ", "");
     for (;;) {
       const { done, value } = await reader.read();
@@ -60,6 +62,8 @@ describe("fermix setup on a terminal (compiled binary)", () => {
     expect(screen).toContain("service: installed the systemd user service");
     expect(readFileSync(join(h.home, "secrets", "ANTHROPIC_API_KEY"), "utf8")).toBe(KEY);
     expect(readFileSync(join(h.home, "config.toml"), "utf8")).toContain('timezone = "Europe/Paris"');
+    expect(readFileSync(join(h.home, "config.toml"), "utf8")).toContain('reasoning_effort = "high"');
+    expect(readFileSync(join(h.home, "config.toml"), "utf8")).toContain('communication_style = "brief and warm"');
     expect(fake.calls()).toEqual(["systemctl --user daemon-reload", "systemctl --user enable --now fermix.service"]);
   });
 
@@ -106,6 +110,10 @@ describe("fermix setup on a terminal (compiled binary)", () => {
     await type("\r");
     await waitFor("Model [claude-sonnet-4-6]: ");
     await type("\r");
+    await waitFor("Reasoning effort", "● the provider's default", "○ max");
+    await type("\u001b[B\u001b[B"); // down twice: low, then medium
+    await waitFor("● medium");
+    await type("\r");
     await waitFor("Anthropic API key (from https://console.anthropic.com/settings/keys): ");
     await type(`${KEY}\r`);
     await waitFor("Your assistant's name [fermix]: ");
@@ -114,6 +122,8 @@ describe("fermix setup on a terminal (compiled binary)", () => {
     await type("Ada\r");
     await waitFor("Your time zone [America/New_York]: ");
     await type("Europe/Paris\r");
+    await waitFor("How should your assistant talk to you?");
+    await type("\r");
     await waitFor("Install the background service so fermix runs at login?", "● Yes");
     await type("\r");
     for (;;) {
@@ -131,6 +141,8 @@ describe("fermix setup on a terminal (compiled binary)", () => {
     const config = readFileSync(join(h.home, "config.toml"), "utf8");
     expect(config).toContain("[fermix_core.providers.anthropic]");
     expect(config).toContain('timezone = "Europe/Paris"');
+    expect(config).toContain('reasoning_effort = "medium"');
+    expect(config).not.toContain("communication_style");
     expect(fake.calls()).toEqual(["systemctl --user daemon-reload", "systemctl --user enable --now fermix.service"]);
   });
 });

@@ -59,7 +59,7 @@ describe("config.toml", () => {
 
   test("an unknown provider lists the known ones", () => {
     expect(errorOf(`[fermix_core.providers.gemini]\nprimary = true`).message).toContain(
-      `[fermix_core.providers] unknown key "gemini" (known providers: openai, anthropic, xai, openrouter, mistral, ollama)`,
+      `[fermix_core.providers] unknown key "gemini" (known providers: openai_codex, openai, anthropic, xai, openrouter, mistral, ollama)`,
     );
   });
 

@@ -99,11 +99,13 @@ describe("grant, revoke and mode edits keep the file the user wrote", () => {
   });
 
   test("a [sandbox.commands] sub-table before any [sandbox] header still gets a proper table", async () => {
-    const { h, file, read } = configFile(`[sandbox.commands.deploy]\nrun = "make deploy"\n`);
+    const { h, file, read } = configFile(
+      `[sandbox.commands.deploy]\ncommand = ["make", "deploy"]\ndescription = "Deploy the site"\n`,
+    );
     await using _ = h;
     await grantPath(file, "/f", anyPath);
     expect(parseConfig(read(), file).sandbox).toEqual({
-      commands: { deploy: { run: "make deploy" } },
+      commands: { deploy: { command: ["make", "deploy"], description: "Deploy the site" } },
       allowed_roots: ["/f"],
     });
   });

@@ -63,7 +63,7 @@ describe("doctor: providers", () => {
       ["providers.anthropic", "ok"],
       ["providers.ollama", "fail"],
     ]);
-    expect(report.rows[0]!.detail).toBe("primary anthropic; fallbacks: openai, ollama");
+    expect(report.rows[0]!.detail).toBe("primary anthropic; fallbacks in order: openai → ollama");
     expect(report.rows[1]).toMatchObject({
       detail: `openai (fallback): gpt-5.5 at ${openai.baseUrl}: the key was rejected (HTTP 401)`,
       fix: "put a valid key in OPENAI_API_KEY or api_key under [fermix_core.providers.openai], or run fermix setup (keys: https://platform.openai.com/api-keys)",

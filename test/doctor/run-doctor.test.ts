@@ -35,9 +35,10 @@ describe("runDoctor", () => {
       ["web", "ok"],
       ["catalog", "ok"],
       ["templates", "ok"],
+      ["trace-export", "ok"],
       ["disk", "ok"],
     ]);
-    expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 10, warn: 1, fail: 0 } });
+    expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 11, warn: 1, fail: 0 } });
     const text = renderReport(report, PLAIN)
       .replaceAll(api.baseUrl, "FAKE")
       .replace(/\(\d+ plugins\)/, "(N plugins)");
@@ -53,9 +54,10 @@ describe("runDoctor", () => {
       ok   web        port 4030 on 127.0.0.1 is free; the daemon serves the page there (loopback only) when it runs
       ok   catalog    the embedded plugin catalog's signature verifies (N plugins)
       ok   templates  no seed record (seeded before fermix kept one, or not yet)
+      ok   trace export off (FERMIX_OPIK_ENABLED=1 or [fermix_core.observability] otlp_enabled = true turns it on)
       ok   disk       10.0 GiB free for ~/h
 
-      10 ok, 1 warning, 0 failures
+      11 ok, 1 warning, 0 failures
       "
     `);
     expect(JSON.stringify(report)).not.toContain(KEY);

@@ -21,14 +21,49 @@ import {
 
 type Block = Record<string, any>;
 
-export function startFakeAnthropic(opts: { apiKey?: string } = {}): Promise<FakeLlm> {
+/**
+ * `oauthToken`: the fake serves a Claude subscription token instead of a key, and only to requests shaped
+ * like Claude Code's (src/providers/wires/_claude-code.ts), refusing the rest as the service does.
+ */
+export function startFakeAnthropic(opts: { apiKey?: string; oauthToken?: string } = {}): Promise<FakeLlm> {
   return startFakeServer({
     baseUrl: (origin) => origin,
     path: "/v1/messages",
     notFound: () => anthropicError(404, "not_found_error", "Not Found"),
-    validate: (incoming) => validate(incoming, opts.apiKey),
+    validate: (incoming) =>
+      (opts.oauthToken === undefined ? null : validateOAuth(incoming, opts.oauthToken)) ??
+      validate(incoming, opts.apiKey),
     render,
   });
+}
+
+const CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude.";
+const CLAUDE_CODE_ONLY =
+  "This credential is only authorized for use with Claude Code and cannot be used for other API requests.";
+
+function validateOAuth({ rec, json }: Incoming, token: string): Response | null {
+  const bearer = bearerToken(rec.headers);
+  if (bearer === undefined) return anthropicError(401, "authentication_error", "x-api-key header is required");
+  const betas = (rec.headers["anthropic-beta"] ?? "").split(",").map((b) => b.trim());
+  if (!betas.includes("oauth-2025-04-20")) {
+    return anthropicError(401, "authentication_error", "OAuth authentication is currently not supported.");
+  }
+  if (bearer !== token) {
+    return anthropicError(
+      401,
+      "authentication_error",
+      "OAuth token has expired. Please obtain a new token or refresh your existing token.",
+    );
+  }
+  const body = isObject(json) ? json : {};
+  const system = Array.isArray(body.system) ? body.system : [];
+  const identified = isObject(system[0]) && system[0].text === CLAUDE_CODE_IDENTITY;
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  const namespaced = tools.every((t) => isObject(t) && typeof t.name === "string" && t.name.startsWith("mcp_"));
+  if (!identified || !namespaced || !betas.includes("claude-code-20250219")) {
+    return anthropicError(400, "invalid_request_error", CLAUDE_CODE_ONLY);
+  }
+  return null;
 }
 
 function validate({ rec, json, malformed }: Incoming, apiKey: string | undefined): Response | null {
@@ -48,7 +83,8 @@ function render(reply: RenderableReply, { json }: Incoming): Response {
   const body = json as Record<string, any>;
   if (reply.kind === "error") return renderAnthropicError(reply, { model: body.model });
   const blocks = contentBlocks(reply);
-  const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
+  const truncated = reply.kind === "text" && reply.truncated === true;
+  const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : truncated ? "max_tokens" : "end_turn";
   const inputTokens = estimateTokens(body.messages) + estimateTokens(body.system ?? "");
   const outputTokens = blocks.length === 0 ? 1 : estimateTokens(blocks);
   const message = {

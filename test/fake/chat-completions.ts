@@ -80,7 +80,8 @@ function render(reply: RenderableReply, { rec, json }: Incoming, flavor: Flavor)
           function: { name: c.name, arguments: JSON.stringify(c.arguments) },
         }))
       : [];
-  const finish = calls.length > 0 ? "tool_calls" : "stop";
+  const truncated = reply.kind === "text" && reply.truncated === true;
+  const finish = calls.length > 0 ? "tool_calls" : truncated ? "length" : "stop";
   const usage = usageFor(body, text, calls);
   const envelope = {
     id: profile.completionId(),

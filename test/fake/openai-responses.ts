@@ -131,7 +131,7 @@ function render(reply: RenderableReply, { rec, json }: Incoming): Response {
   const response = baseResponse(body);
   const headers = openAiRequestHeaders();
   if (body.stream !== true) {
-    const full = { ...response, status: "completed", output: items, usage };
+    const full = { ...response, ...finalState(reply), output: items, usage };
     return reply.kind === "cut" ? cutJsonResponse(full, headers) : jsonResponse(200, full, headers);
   }
   return sseResponse(streamFrames(reply, response, items, usage), { cut: reply.kind === "cut", headers });
@@ -146,7 +146,8 @@ function outputItems(reply: RenderableReply): Item[] {
     items.push({
       id: ids.hex("msg_", 48),
       type: "message",
-      status: "completed",
+      // A message cut at the output limit stays "incomplete", like the response around it.
+      status: isTruncated(reply) ? "incomplete" : "completed",
       content: [{ type: "output_text", annotations: [], logprobs: [], text }],
       role: "assistant",
     });
@@ -258,7 +259,22 @@ function streamFrames(reply: RenderableReply, response: Item, items: Item[], usa
     }
   });
   if (reply.kind !== "cut") {
-    emit("response.completed", { response: { ...response, status: "completed", output: items, usage } });
+    const type = isTruncated(reply) ? "response.incomplete" : "response.completed";
+    emit(type, { response: { ...response, ...finalState(reply), output: items, usage } });
   }
   return frames;
 }
+
+function isTruncated(reply: RenderableReply): boolean {
+  return reply.kind === "text" && reply.truncated === true;
+}
+
+/** How a response ends: completed, or incomplete because the model reached max_output_tokens. */
+function finalState(reply: RenderableReply) {
+  return isTruncated(reply)
+    ? { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } }
+    : { status: "completed" };
+}
+
+/** The Responses body rules and rendering, for fakes of hosts that speak this wire behind their own door (Codex). */
+export { render as renderResponses, validate as validateResponses };

@@ -3,8 +3,12 @@
  * tools, fail, stall, drop the line); each wire renders it in its own vendor's bytes.
  */
 export type FakeReply =
-  /** `chunks`: how the text is split into deltas (default: ~3 pieces). They should join to `text`. */
-  | { kind: "text"; text: string; chunks?: string[] }
+  /**
+   * `chunks`: how the text is split into deltas (default: ~3 pieces). They should join to `text`. `truncated`:
+   * the model stopped at its output limit, in that wire's own words (Chat Completions `finish_reason: "length"`,
+   * Anthropic `stop_reason: "max_tokens"`, Responses `status: "incomplete"` for `max_output_tokens`).
+   */
+  | { kind: "text"; text: string; chunks?: string[]; truncated?: boolean }
   | {
       kind: "tool_calls";
       calls: { id?: string; name: string; arguments: Record<string, unknown> }[];

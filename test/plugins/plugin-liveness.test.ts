@@ -130,7 +130,7 @@ describe("a broken plugin never holds a turn hostage", () => {
     expect(meanwhile).toMatchObject({ code: 0, stdout: "pong\n" });
     expect(meanwhile.ms).toBeLessThan(ASK_BOUND_MS);
     const plainList = await runFermix(["plugins", "list"], { env });
-    expect(plainList.stdout).toMatch(/^hung\t1\.0\.0\tdev_local\tenabled\tstarting\tdiscovery attempt \d\/5$/m);
+    expect(plainList.stdout).toMatch(/^hung\t1\.0\.0\tdev_local\tenabled\tstarting\t—\tdiscovery attempt \d\/5$/m);
     const statusText = await runFermix(["status"], { env });
     expect(statusText.stdout).toContain("plugins: ready: everything");
     expect(statusText.stdout).toMatch(/plugins: crash quarantined \(.*exited with code 7/);

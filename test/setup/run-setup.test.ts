@@ -176,14 +176,24 @@ describe("fermix setup, non-interactive", () => {
       ],
       [
         { ...FLAGS, provider: "gemini" },
-        'setup: --provider: unknown provider "gemini" (known: openai, anthropic, xai, openrouter, mistral, ollama)',
+        'setup: --provider: unknown provider "gemini" (known: openai_codex, openai, anthropic, xai, openrouter, mistral, ollama)',
       ],
       [
         { nonInteractive: true },
-        "setup: choose a provider with --provider (one of: openai, anthropic, xai, openrouter, mistral, ollama)",
+        "setup: choose a provider with --provider (one of: openai_codex, openai, anthropic, xai, openrouter, mistral, ollama)",
       ],
       [{ ...FLAGS, baseUrl: "ftp://x" }, 'setup: --base-url: "ftp://x" is not a URL starting with http:// or https://'],
       [{ ...FLAGS, name: " " }, "setup: --name: the name is empty"],
+      [
+        { ...FLAGS, effort: "extreme" },
+        'setup: --effort: "extreme" is not a reasoning effort (one of none, low, medium, high, xhigh, max)',
+      ],
+      [{ ...FLAGS, effort: "max" }, 'setup: --effort: gpt-5.5 accepts none, low, medium, high, xhigh (not "max")'],
+      [
+        { provider: "ollama", effort: "low", nonInteractive: true },
+        "setup: --effort: Ollama has no reasoning-effort setting",
+      ],
+      [{ ...FLAGS, communicationStyle: " " }, "setup: --communication-style: the communication style is empty"],
       [{ ...FLAGS, apiKeyEnv: "NOT_SET" }, "setup: --api-key-env: NOT_SET is not set (or empty)"],
       [{ ...FLAGS, apiKeyStdin: true }, "setup: choose one of --api-key-stdin and --api-key-env"],
       [
@@ -370,13 +380,17 @@ describe("fermix setup, interactive", () => {
   test("asks each question in turn, re-asks a bad answer, and reads the key with echo off", async () => {
     const w = await world();
     const t = scriptedTerminal([
-      ["Provider [openai]: ", "1"],
+      ["Provider [openai]: ", "2"],
       ["Model [gpt-5.5]: ", ""],
+      // Only the levels gpt-5.5 accepts (its ceiling is xhigh): max is refused and asked again.
+      ["Reasoning effort, one of none, low, medium, high, xhigh (Enter: the provider's default): ", "max"],
+      ["Reasoning effort, one of none, low, medium, high, xhigh (Enter: the provider's default): ", "high"],
       ["OpenAI API key (from https://platform.openai.com/api-keys): ", KEY],
       ["Your assistant's name [fermix]: ", "Jarvis"],
       ["Your name (optional): ", "Ada"],
       ["Your time zone [America/New_York]: ", "Mars/Base"],
       ["Your time zone [America/New_York]: ", "europe/paris"],
+      ['How should your assistant talk to you? (optional, e.g. "brief and direct"): ', "brief, no small talk"],
       ["Install the background service so fermix runs at login? [Y/n]: ", ""],
     ]);
     await w.run({}, t.io);
@@ -392,6 +406,9 @@ describe("fermix setup, interactive", () => {
     expect(t.raw).toEqual([true, false]);
     expect(readFileSync(w.paths.config, "utf8")).toContain('name = "Jarvis"');
     expect(readFileSync(w.paths.config, "utf8")).toContain('timezone = "Europe/Paris"');
+    expect(readFileSync(w.paths.config, "utf8")).toContain('reasoning_effort = "high"');
+    expect(readFileSync(w.paths.config, "utf8")).toContain('communication_style = "brief, no small talk"');
+    expect(output).toContain("  gpt-5.5 accepts none, low, medium, high, xhigh\n");
     expect(readFileSync(w.paths.promptFiles.identity, "utf8")).toContain("**Name:** Jarvis");
     expect(w.fake.calls()).toEqual(["systemctl --user daemon-reload", "systemctl --user enable --now fermix.service"]);
 
@@ -399,10 +416,12 @@ describe("fermix setup, interactive", () => {
     const again = scriptedTerminal([
       ["Provider [openai]: ", ""],
       ["Model [gpt-5.5]: ", ""],
+      ["Reasoning effort, one of none, low, medium, high, xhigh [high]: ", ""],
       ["OpenAI API key (Enter keeps the configured one): ", ""],
       ["Your assistant's name [Jarvis]: ", ""],
       ["Your name [Ada]: ", ""],
       ["Your time zone [Europe/Paris]: ", ""],
+      ["How should your assistant talk to you? [brief, no small talk]: ", ""],
       ["[Y/n]: ", "n"],
     ]);
     await w.run({}, again.io);
@@ -416,9 +435,24 @@ describe("fermix setup, interactive", () => {
       ["OpenAI API key", KEY],
       ["Your name (optional): ", ""],
     ]);
-    await w.run({ provider: "openai", model: "gpt-5.4", name: "Jarvis", timezone: "UTC", service: false }, t.io);
+    await w.run(
+      {
+        provider: "openai",
+        model: "gpt-5.4",
+        effort: "low",
+        name: "Jarvis",
+        timezone: "UTC",
+        communicationStyle: "terse",
+        service: false,
+      },
+      t.io,
+    );
     expect(t.output()).not.toContain("Provider [");
+    expect(t.output()).not.toContain("Reasoning effort");
+    expect(t.output()).not.toContain("talk to you");
     expect(readFileSync(w.paths.config, "utf8")).toContain('default_model = "gpt-5.4"');
+    expect(readFileSync(w.paths.config, "utf8")).toContain('reasoning_effort = "low"');
+    expect(readFileSync(w.paths.config, "utf8")).toContain('communication_style = "terse"');
 
     const quiet = scriptedTerminal([]);
     await w.run({ nonInteractive: true, service: false }, quiet.io);

@@ -11,12 +11,12 @@ const defer = cleanupAfterEach();
 const KEY = "sk-test-setup-ui-0123456789abcdef";
 
 /** The terminal's widgets, answering from a script and recording what setup showed through them. */
-function fakeUi(answers: { provider: string; service: boolean }) {
+function fakeUi(answers: { provider: string; effort?: string; service: boolean }) {
   const calls: string[] = [];
   const ui: SetupUi = {
     async choose(question, options, initial) {
       calls.push(`choose ${question} [${initial}] ${options.map((o) => o.value).join(",")}`);
-      return answers.provider;
+      return question === "Reasoning effort" ? (answers.effort ?? "") : answers.provider;
     },
     async confirm(question, initial) {
       calls.push(`confirm ${question} [${initial}]`);
@@ -41,12 +41,15 @@ describe("fermix setup with the terminal's widgets", () => {
       ["Your assistant's name [fermix]: ", ""],
       ["Your name (optional): ", "Ada"],
       ["Your time zone [America/New_York]: ", "UTC"],
+      ["How should your assistant talk to you?", ""],
     ]);
-    const { ui, calls } = fakeUi({ provider: "openai", service: true });
+    const { ui, calls } = fakeUi({ provider: "openai", effort: "medium", service: true });
     await w.run({}, { ...t.io, ui });
 
     expect(calls).toEqual([
-      "choose Provider [openai] openai,anthropic,xai,openrouter,mistral,ollama",
+      "choose Provider [openai] openai_codex,openai,anthropic,xai,openrouter,mistral,ollama",
+      // The effort picker lists only what gpt-5.5 accepts, the provider's default first.
+      "choose Reasoning effort [] ,none,low,medium,high,xhigh",
       "info Testing OpenAI (gpt-5.5)…",
       `ok gpt-5.5 at ${api.baseUrl}: key accepted, model available`,
       "confirm Install the background service so fermix runs at login? [true]",
@@ -62,6 +65,7 @@ describe("fermix setup with the terminal's widgets", () => {
     expect(t.raw).toEqual([true, false]);
     expect([t.output(), ...calls].join("\n")).not.toContain(KEY);
     expect(readFileSync(w.paths.config, "utf8")).toContain('timezone = "UTC"');
+    expect(readFileSync(w.paths.config, "utf8")).toContain('reasoning_effort = "medium"');
   });
 
   test("status lines: consola's icon before the text, the text untouched", async () => {

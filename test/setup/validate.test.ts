@@ -11,10 +11,10 @@ describe("setup's answer checks", () => {
 
   test("providers by id (any case) or menu number", () => {
     expect(checkProvider("Anthropic")).toMatchObject({ ok: true, value: { id: "anthropic" } });
-    expect(checkProvider("6")).toMatchObject({ ok: true, value: { id: "ollama" } });
+    expect(checkProvider("7")).toMatchObject({ ok: true, value: { id: "ollama" } });
     expect(checkProvider("gemini")).toEqual({
       ok: false,
-      error: 'unknown provider "gemini" (known: openai, anthropic, xai, openrouter, mistral, ollama)',
+      error: 'unknown provider "gemini" (known: openai_codex, openai, anthropic, xai, openrouter, mistral, ollama)',
     });
   });
 

@@ -5,6 +5,7 @@ import { BUILTIN_TOOLS } from "../../src/capabilities/builtins/registry.ts";
 import { SKILL_TOOLS } from "../../src/capabilities/builtins/skill-tools.ts";
 import { WEB_TOOLS } from "../../src/capabilities/builtins/web-tools.ts";
 import { BRIDGES } from "../../src/capabilities/deferral/bridges.ts";
+import { HARNESS_TOOLS } from "../../src/harness/capability-rows.ts";
 import { parseSkill } from "../../src/skills/parse.ts";
 import {
   checkCommand,
@@ -38,7 +39,7 @@ async function loadCommands() {
 
 const facts: Facts = {
   commands: await loadCommands(),
-  tools: new Set([...BUILTIN_TOOLS, ...WEB_TOOLS, ...SKILL_TOOLS, ...BRIDGES].map((t) => t.name)),
+  tools: new Set([...BUILTIN_TOOLS, ...WEB_TOOLS, ...SKILL_TOOLS, ...BRIDGES, ...HARNESS_TOOLS].map((t) => t.name)),
 };
 const read = (file: string) => readFileSync(join(SKILL_DIR, file), "utf8");
 

@@ -1,8 +1,10 @@
 import type { AnyTool } from "../tool.ts";
+import { browser } from "./browser.ts";
 import { contentSearch } from "./content-search.ts";
 import { fileEdit } from "./file-edit.ts";
 import { fileRead } from "./file-read.ts";
 import { fileWrite } from "./file-write.ts";
+import { generateImage } from "./generate-image.ts";
 import { gitRead, gitWrite } from "./git.ts";
 import { globSearch } from "./glob-search.ts";
 import { JOB_TOOLS } from "./job-tools.ts";
@@ -31,6 +33,8 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...MEMORY_TOOLS,
   subagents,
   modelRoutingConfig,
+  generateImage,
+  browser,
   ...SKILL_TOOLS,
   ...JOB_TOOLS,
   // Channel turns only: the registry's surface offers them where the chat's platform supports them.

@@ -1,14 +1,18 @@
 import * as v from "valibot";
 import type { Config } from "../../config/schema.ts";
 import type { GuardedFetch } from "../../net/types.ts";
-import { BRAVE_URL, searchBrave } from "./brave.ts";
 import { DUCKDUCKGO_URL, searchDuckDuckGo } from "./duckduckgo.ts";
 import { SearchFailed, type SearchRequest, type SearchResult } from "./search-backend.ts";
+import { isKeyedBackend, KEYED_SEARCH_BACKENDS, type KeyedBackendName } from "./search-backends.ts";
 
 const DEFAULT_RESULTS = 8;
 
 /** `[fermix_core.tools.web_search]` with the API key already resolved from its secret reference. */
-export type WebSearchSettings = { backend?: "duckduckgo" | "brave"; apiKey?: string; maxResults?: number };
+export type WebSearchSettings = {
+  backend?: "duckduckgo" | KeyedBackendName;
+  apiKey?: string;
+  maxResults?: number;
+};
 
 /** Builds the settings from config.toml; the caller resolves `api_key` (a secret reference) and passes it in. */
 export function webSearchSettings(config: Config, apiKey?: string): WebSearchSettings {
@@ -24,7 +28,7 @@ export type WebSearchContext = {
 };
 
 /** Where each backend lives; tests point these at fakes on loopback, everyone else keeps the real hosts. */
-export type SearchEndpoints = { duckduckgo?: string; brave?: string };
+export type SearchEndpoints = { duckduckgo?: string } & { [K in KeyedBackendName]?: string };
 
 export const WebSearchArgs = v.object({
   query: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(400), v.description("What to search the web for.")),
@@ -38,7 +42,6 @@ type Degraded = { primary: string; reason: string };
 
 export function createWebSearchTool(endpoints: SearchEndpoints = {}) {
   const duckduckgo = endpoints.duckduckgo ?? DUCKDUCKGO_URL;
-  const brave = endpoints.brave ?? BRAVE_URL;
 
   return {
     name: "web_search",
@@ -47,7 +50,7 @@ export function createWebSearchTool(endpoints: SearchEndpoints = {}) {
     policy: "network" as const,
     readOnly: true,
     parameters: WebSearchArgs,
-    help: 'Uses DuckDuckGo unless [fermix_core.tools.web_search] sets backend = "brave" with an api_key. When Brave fails (bad key, quota, rate limit, outage) the search is retried once on DuckDuckGo and the result says so. Snippets are short; fetch a result to read it.',
+    help: 'Uses DuckDuckGo unless [fermix_core.tools.web_search] sets backend = "brave", "exa", "tavily" or "firecrawl" with an api_key. When that backend fails (bad key, credits, rate limit, outage) the search is retried once on DuckDuckGo and the result says so; no results is an answer, not a failure. Snippets are short; fetch a result to read it.',
     async execute(args: WebSearchArgs, ctx: WebSearchContext): Promise<{ content: string; isError?: boolean }> {
       const settings = ctx.config ?? {};
       const request: SearchRequest = {
@@ -58,15 +61,18 @@ export function createWebSearchTool(endpoints: SearchEndpoints = {}) {
       };
       let degraded: Degraded | undefined;
       try {
-        if (settings.backend === "brave") {
+        if (isKeyedBackend(settings.backend)) {
+          const name = settings.backend;
+          const backend = KEYED_SEARCH_BACKENDS[name];
           try {
-            return { content: format(args.query, "Brave", await searchBrave(request, settings.apiKey, brave)) };
+            const results = await backend.search(request, settings.apiKey, endpoints[name] ?? backend.url);
+            return { content: format(args.query, backend.label, results) };
           } catch (err) {
             // Only a failure degrades; an empty answer is an answer. And only once: the fallback has no fallback.
             if (!SearchFailed.is(err)) throw err;
-            degraded = { primary: "brave", reason: err.data.reason };
-            ctx.log.warn(`web_search: the brave backend failed (${err.data.reason}); falling back to duckduckgo`, {
-              backend: "brave",
+            degraded = { primary: name, reason: err.data.reason };
+            ctx.log.warn(`web_search: the ${name} backend failed (${err.data.reason}); falling back to duckduckgo`, {
+              backend: name,
               reason: err.data.reason,
             });
           }

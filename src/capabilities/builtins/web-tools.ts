@@ -1,5 +1,7 @@
-import { BRAVE_KEY_SLOT } from "../../config/secret-slots.ts";
+import { processEnv } from "../../config/env.ts";
 import { defineTool, type ToolContext } from "../tool.ts";
+import { isKeyedBackend, KEYED_SEARCH_BACKENDS } from "./search-backends.ts";
+import { testSearchEndpoints, withTestOrigins } from "./search-test-endpoints.ts";
 import { webFetchTool } from "./web-fetch.ts";
 import { createWebSearchTool, webSearchSettings } from "./web-search.ts";
 
@@ -7,26 +9,33 @@ import { createWebSearchTool, webSearchSettings } from "./web-search.ts";
 export const webFetch = defineTool(webFetchTool);
 
 /**
- * web_search reads its backend from [fermix_core.tools.web_search]; the Brave key comes from that
- * table's api_key (any secret form) or BRAVE_API_KEY, resolved only when a search runs.
+ * web_search reads its backend from [fermix_core.tools.web_search]; a keyed backend's key comes from that
+ * table's api_key (any secret form; "@keyring" is the backend's own slot) or its env var (BRAVE_API_KEY,
+ * EXA_API_KEY, TAVILY_API_KEY, FIRECRAWL_API_KEY), resolved only when a search runs.
  */
-export function createWebSearch(endpoints?: Parameters<typeof createWebSearchTool>[0]) {
+export function createWebSearch(
+  endpoints?: Parameters<typeof createWebSearchTool>[0],
+  testOrigins: Set<string> = new Set(),
+) {
   const tool = createWebSearchTool(endpoints);
   return defineTool({
     ...tool,
     execute: (args, ctx: ToolContext) => {
       const section = ctx.config.fermix_core?.tools?.web_search;
       let apiKey: string | undefined;
-      if (section?.backend === "brave") {
+      if (isKeyedBackend(section?.backend)) {
+        const slot = KEYED_SEARCH_BACKENDS[section.backend].keySlot;
         try {
-          apiKey = ctx.resolveSecret(section.api_key ?? `$${BRAVE_KEY_SLOT}`, BRAVE_KEY_SLOT);
+          apiKey = ctx.resolveSecret(section.api_key ?? `$${slot}`, slot);
         } catch {
           // A missing key is one of the hard errors web_search degrades from, loudly.
         }
       }
-      return tool.execute(args, { ...ctx, config: webSearchSettings(ctx.config, apiKey) });
+      const net = withTestOrigins(ctx.net, testOrigins);
+      return tool.execute(args, { ...ctx, net, config: webSearchSettings(ctx.config, apiKey) });
     },
   });
 }
 
-export const WEB_TOOLS = [webFetch, createWebSearch()];
+const testSearch = testSearchEndpoints(processEnv());
+export const WEB_TOOLS = [webFetch, createWebSearch(testSearch.endpoints, testSearch.origins)];

@@ -43,7 +43,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     const transcribe = (clip: AudioClip) => {
       target ??= {
         baseUrl: (section.base_url ?? backend.defaultBaseUrl).replace(/\/+$/, ""),
-        apiKey: apiKeyFor(backend, config, deps),
+        apiKey: transcriptionKey(backend, config, deps).key,
         model: backend.defaultModel ? (section.model ?? backend.defaultModel) : undefined,
       };
       return backend.transcribe(clip, target, { fetch: deps.fetch, timeoutMs: deps.timeoutMs });
@@ -64,8 +64,18 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
   };
 }
 
-/** The backend's own key, else (openai, xai) the chat provider's API key, else its environment variable. */
-function apiKeyFor(backend: TranscriptionBackend, config: Config, deps: TranscriberDeps): string {
+/** Where a backend's key came from, for `fermix doctor` (never the key itself). */
+export type TranscriptionKeySource = "own" | "chat provider" | "environment";
+
+/**
+ * The backend's own key, else (openai, xai) the chat provider's API key, else its environment variable; throws
+ * TranscriptionNotConfigured (naming the slot, never a value) when there is none. Shared with `fermix doctor`.
+ */
+export function transcriptionKey(
+  backend: TranscriptionBackend,
+  config: Config,
+  deps: Pick<TranscriberDeps, "env" | "resolveSecret">,
+): { key: string; source: TranscriptionKeySource } {
   const section = config.fermix_core?.transcription ?? {};
   const providers = config.fermix_core?.providers ?? {};
   const own = { openai: section.openai_api_key, xai: section.xai_api_key, deepgram: section.deepgram_api_key }[
@@ -80,17 +90,19 @@ function apiKeyFor(backend: TranscriptionBackend, config: Config, deps: Transcri
       );
     }
   };
-  if (own !== undefined) return resolve(own, transcriptionKeySlot(backend.id));
+  const chat = (key: string) => ({ key, source: "chat provider" as const });
+  const fromEnv = (key: string) => ({ key, source: "environment" as const });
+  if (own !== undefined) return { key: resolve(own, transcriptionKeySlot(backend.id)), source: "own" };
   if (backend.id === "openai") {
-    if (providers.openai?.api_key !== undefined) return resolve(providers.openai.api_key, "OPENAI_API_KEY");
-    if (deps.env.OPENAI_API_KEY) return deps.env.OPENAI_API_KEY;
+    if (providers.openai?.api_key !== undefined) return chat(resolve(providers.openai.api_key, "OPENAI_API_KEY"));
+    if (deps.env.OPENAI_API_KEY) return fromEnv(deps.env.OPENAI_API_KEY);
   }
   // A Grok subscription's OAuth token does not work for /v1/stt: only a real API key does.
   if (backend.id === "xai" && providers.xai?.auth_mode !== "oauth") {
-    if (providers.xai?.api_key !== undefined) return resolve(providers.xai.api_key, "XAI_API_KEY");
-    if (deps.env.XAI_API_KEY) return deps.env.XAI_API_KEY;
+    if (providers.xai?.api_key !== undefined) return chat(resolve(providers.xai.api_key, "XAI_API_KEY"));
+    if (deps.env.XAI_API_KEY) return fromEnv(deps.env.XAI_API_KEY);
   }
-  if (backend.id === "deepgram" && deps.env.DEEPGRAM_API_KEY) return deps.env.DEEPGRAM_API_KEY;
+  if (backend.id === "deepgram" && deps.env.DEEPGRAM_API_KEY) return fromEnv(deps.env.DEEPGRAM_API_KEY);
   const key = `${backend.id}_api_key`;
   throw TranscriptionNotConfigured(
     `[fermix_core.transcription] backend = "${backend.id}" has no key: set ${key} there${backend.id === "deepgram" ? "" : ` or configure the ${backend.label} provider's api_key`} (fermix setup)`,

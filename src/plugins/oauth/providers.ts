@@ -60,6 +60,16 @@ const PROVIDERS: Record<string, Omit<OAuthProvider, "name">> = {
     authorizeParams: {},
     tokenHeaders: {},
   },
+  // Slack's OAuth v2: oauth.v2.access answers HTTP 200 with `ok: false` and an `error` field on a refusal,
+  // which the token request already reads as a refusal.
+  slack: {
+    authorizeUrl: "https://slack.com/oauth/v2/authorize",
+    tokenUrl: "https://slack.com/api/oauth.v2.access",
+    clientAuth: "body",
+    bodyEncoding: "form",
+    authorizeParams: {},
+    tokenHeaders: {},
+  },
 };
 
 export function knownOAuthProviders(): string[] {

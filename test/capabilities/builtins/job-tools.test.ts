@@ -210,7 +210,7 @@ describe("schedule_job", () => {
       "a route pin needs both provider and model, but only model was given; set both, or neither to use the default route",
     );
     expect((await s.schedule({ provider: "acme", model: "m1" })).content).toBe(
-      'unknown provider "acme"; known providers: openai, anthropic, xai, openrouter, mistral, ollama',
+      'unknown provider "acme"; known providers: openai_codex, openai, anthropic, xai, openrouter, mistral, ollama',
     );
     const unconfigured = await s.schedule({ provider: "anthropic", model: "claude-sonnet-4-6" });
     expect(unconfigured.isError).toBe(true);
