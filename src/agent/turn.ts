@@ -177,7 +177,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       cwd: caller.cwd,
       tools: split.sent,
       deferred: split.deferred,
-      files: deps.promptFiles?.(),
+      files: filesFor(caller, deps.promptFiles?.()),
       skillsIndex: deps.skillsIndex?.(split.callable),
       summary,
       // The owner's name is the owner's data: a guest talking to the bot is not told it.
@@ -305,4 +305,14 @@ function abortError(signal: AbortSignal): FermixError {
     return TurnTimedOut("no answer within the time limit (--timeout); nothing was saved");
   }
   return TurnCancelled("the request was cancelled; nothing was saved");
+}
+
+/**
+ * USER.md and MEMORY.md are what the owner told the agent about themselves (the memory review keeps them): the
+ * owner's data, which a guest's turn is not given, like the owner's name. The persona and guidance stay.
+ */
+function filesFor(caller: Caller, files: Partial<PromptFiles> | undefined): Partial<PromptFiles> | undefined {
+  if (!files || caller.trust === "operator") return files;
+  const { user: _user, memory: _memory, ...shared } = files;
+  return shared;
 }

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
@@ -8,7 +10,7 @@ const KEY = "sk-test-owner-profile-0123456789";
 const defer = cleanupAfterEach();
 
 describe("the owner's profile and a guest", () => {
-  test("an operator's prompt names the owner; a guest's carries neither the name nor the style", async () => {
+  test("an operator's prompt names the owner; a guest's carries neither the name, the style nor USER.md and MEMORY.md", async () => {
     const h = tempHome();
     defer(() => h[Symbol.asyncDispose]());
     const fake = await startFakeOpenAIResponses({ apiKey: KEY });
@@ -21,6 +23,11 @@ describe("the owner's profile and a guest", () => {
       env: { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl },
     });
     defer(() => app.close());
+    // What the owner told the agent about themselves: the memory review's profile files.
+    mkdirSync(dirname(app.paths.promptFiles.user), { recursive: true });
+    mkdirSync(dirname(app.paths.promptFiles.memory), { recursive: true });
+    writeFileSync(app.paths.promptFiles.user, "# User\nLives at 12 Analytical Row.\n");
+    writeFileSync(app.paths.promptFiles.memory, "# Memory\nBank: Babbage & Co.\n");
 
     await app.ask({
       key: { channel: "cli", chat: "owner" },
@@ -38,5 +45,10 @@ describe("the owner's profile and a guest", () => {
     expect(guest).not.toContain("Ada Lovelace");
     expect(guest).not.toContain("Countess");
     expect(guest).not.toContain("## The owner, as set up");
+    // The owner's profile files reach the owner's turns only.
+    expect(owner).toContain("12 Analytical Row");
+    expect(owner).toContain("Babbage & Co.");
+    expect(guest).not.toContain("12 Analytical Row");
+    expect(guest).not.toContain("Babbage");
   });
 });
