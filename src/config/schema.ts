@@ -73,7 +73,7 @@ const Routing = v.strictObject({
   cron_reasoning_effort: v.optional(Effort),
 });
 
-export const IMAGE_BACKENDS = ["openai", "xai", "google"] as const;
+export const IMAGE_BACKENDS = ["openai", "xai", "google", "openai_codex"] as const;
 /** web_search's backends: DuckDuckGo needs no key; each of the others reads api_key (or its own env var). */
 export const WEB_SEARCH_BACKENDS = ["duckduckgo", "brave", "exa", "tavily", "firecrawl"] as const;
 const Tools = v.strictObject({
@@ -90,7 +90,7 @@ const Tools = v.strictObject({
   /** The image tool's backend ([fermix_core.tools.generate_image]); openai and xai use their chat provider's key. */
   generate_image: v.optional(
     v.strictObject({
-      backend: v.optional(v.picklist(IMAGE_BACKENDS, 'one of "openai", "xai" or "google"')),
+      backend: v.optional(v.picklist(IMAGE_BACKENDS, 'one of "openai", "xai", "google" or "openai_codex"')),
       model: v.optional(v.pipe(v.string(), v.minLength(1))),
       google_api_key: v.optional(SecretRef),
       /** The size asked for when the model names none: "1024x1024" (openai) or an aspect ratio "16:9" (xai, google). */

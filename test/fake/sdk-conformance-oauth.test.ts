@@ -51,6 +51,21 @@ describe("the Codex fake through the openai SDK", () => {
     expect(JSON.parse(call.arguments)).toEqual(weather);
   });
 
+  test("responses.stream() with the hosted image_generation tool ends with the image_generation_call item", async () => {
+    const stream = client.responses.stream({
+      model: "gpt-5.6-terra",
+      instructions: "draw",
+      input: "a fox",
+      tools: [{ type: "image_generation", size: "1024x1024" }],
+      tool_choice: { type: "image_generation" },
+      store: false,
+    });
+    const final = await stream.finalResponse();
+    const call = final.output.find((i) => i.type === "image_generation_call") as { result: string; status: string };
+    expect(call.status).toBe("completed");
+    expect(Buffer.from(call.result, "base64").subarray(1, 4).toString("latin1")).toBe("PNG");
+  });
+
   test("what the backend refuses arrives as the SDK's API errors", async () => {
     const plain = client.responses.create({ model: "gpt-5.5", instructions: "x", input: "hi", store: false });
     expect(await rejection(plain)).toMatchObject({ status: 400 });

@@ -1,10 +1,13 @@
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import * as v from "valibot";
+import { type Env, processEnv } from "../../config/env.ts";
+import { resolveHome } from "../../config/paths.ts";
 import { isFermixError } from "../../error.ts";
 import { randomHex } from "../../ids.ts";
 import { EXTENSIONS, imageType, scrub } from "../../media/image-backends/_http.ts";
 import { IMAGE_NOT_CONFIGURED, type ImageSettings, imageSettings } from "../../media/image-backends/image-settings.ts";
-import type { ImageBytes, ImageHttp, ImageJob } from "../../media/image-backends/image-types.ts";
+import type { ImageBytes, ImageHttp, ImageJob, ImageTarget } from "../../media/image-backends/image-types.ts";
+import { codexSignIn } from "../../media/image-backends/openai-codex.ts";
 import { readCapped } from "../../net/read-capped.ts";
 import { defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 import { denied } from "./_paths.ts";
@@ -57,7 +60,7 @@ const Args = v.object({
         'a size such as "1024x1024", an aspect ratio such as "16:9", or "auto"',
       ),
       v.description(
-        'openai: a pixel size such as "1024x1024" or "auto"; xai and google: an aspect ratio such as "16:9".',
+        'openai and openai_codex: a pixel size such as "1024x1024" or "auto"; xai and google: an aspect ratio such as "16:9".',
       ),
     ),
   ),
@@ -74,6 +77,8 @@ type Args = v.InferOutput<typeof Args>;
 export type GenerateImageDeps = {
   /** The platform's fetch, for an API root the owner configured (trusted as written, loopback included). */
   fetch?: typeof fetch;
+  /** Where openai_codex's sign-in refreshes (FERMIX_TEST_OAUTH_BASE_URL in tests); the process's by default. */
+  env?: Env;
 };
 
 /**
@@ -93,7 +98,7 @@ export function createGenerateImage(deps: GenerateImageDeps = {}) {
     deferrable: true,
     timeoutMs: IMAGE_TIMEOUT_MS + 30_000,
     parameters: Args,
-    help: `The owner picks the backend in [fermix_core.tools.generate_image] (openai, xai or google; fermix setup's Media tab). The file goes to <workspace>/media/image-<token>.png; in a chat it is also sent there (delivery "send", the default when a chat can take files), elsewhere (CLI, jobs, subagents) it is only saved. An edit needs input_image: a sandbox path or "${INBOUND_LAST}" (the last picture sent in this chat, kept for an hour). mask is OpenAI only; xai and google take an aspect ratio instead of a pixel size. Keys: openai and xai use their chat provider's api_key (OPENAI_API_KEY, XAI_API_KEY); google uses google_api_key or GEMINI_API_KEY. Not for diagrams, charts, code assets or live data.`,
+    help: `The owner picks the backend in [fermix_core.tools.generate_image] (openai, xai, google or openai_codex; fermix setup's Media tab). The file goes to <workspace>/media/image-<token>.png; in a chat it is also sent there (delivery "send", the default when a chat can take files), elsewhere (CLI, jobs, subagents) it is only saved. An edit needs input_image: a sandbox path or "${INBOUND_LAST}" (the last picture sent in this chat, kept for an hour). mask is OpenAI only; xai and google take an aspect ratio instead of a pixel size. Keys: openai and xai use their chat provider's api_key (OPENAI_API_KEY, XAI_API_KEY); google uses google_api_key or GEMINI_API_KEY; openai_codex uses the ChatGPT plan's sign-in (fermix auth login --provider codex), and a plan without image generation is refused (auth_failed). Not for diagrams, charts, code assets or live data.`,
     async execute(args, ctx) {
       const settings = imageSettings(ctx.config);
       if (!settings) return { isError: true, content: IMAGE_NOT_CONFIGURED };
@@ -108,14 +113,21 @@ export function createGenerateImage(deps: GenerateImageDeps = {}) {
       const planned = plan(args, settings);
       if ("refused" in planned) return { isError: true, content: planned.refused };
 
-      let apiKey: string;
-      try {
-        apiKey = ctx.resolveSecret(settings.key.ref, settings.key.slot);
-      } catch (err) {
-        return {
-          isError: true,
-          content: `Image generation is not configured: the ${settings.service.id} backend has no key (${(err as Error).message}). Set ${settings.key.where}: run \`fermix setup\` and choose an image backend.`,
-        };
+      let apiKey = "";
+      let signIn: ImageTarget["signIn"];
+      if (settings.signIn) {
+        // auth.json sits beside config.toml; the token is read (and checked) when the backend sends.
+        const home = ctx.configFile ? dirname(ctx.configFile) : resolveHome(deps.env ?? processEnv());
+        signIn = codexSignIn(home, deps.env);
+      } else if (settings.key) {
+        try {
+          apiKey = ctx.resolveSecret(settings.key.ref, settings.key.slot);
+        } catch (err) {
+          return {
+            isError: true,
+            content: `Image generation is not configured: the ${settings.service.id} backend has no key (${(err as Error).message}). Set ${settings.key.where}: run \`fermix setup\` and choose an image backend.`,
+          };
+        }
       }
 
       let job: ImageJob = { operation: planned.operation, prompt: args.prompt, model: args.model ?? settings.model };
@@ -135,7 +147,11 @@ export function createGenerateImage(deps: GenerateImageDeps = {}) {
       let picture: ImageBytes;
       try {
         const http = settings.ownerBaseUrl ? ownerHttp(platformFetch, ctx.signal) : guardedHttp(ctx);
-        picture = await settings.service.run(job, { baseUrl: settings.baseUrl, apiKey }, http);
+        picture = await settings.service.run(
+          job,
+          { baseUrl: settings.baseUrl, apiKey, ...(signIn ? { signIn } : {}) },
+          http,
+        );
       } catch (err) {
         if (ctx.signal.aborted) return { isError: true, content: "generate_image was cancelled." };
         const message = isFermixError(err) ? err.message : `${settings.service.id}: ${(err as Error).message}`;

@@ -2,6 +2,7 @@ import type { Config, SecretRef } from "../../config/schema.ts";
 import { GOOGLE_IMAGE_KEY_SLOT } from "../../config/secret-slots.ts";
 import { IMAGE_SERVICES } from "./backends.ts";
 import type { ImageBackend } from "./image-types.ts";
+import { CODEX_LOGIN } from "./openai-codex.ts";
 
 /** The facts' sentence when no backend is chosen. */
 export const IMAGE_NOT_CONFIGURED =
@@ -15,12 +16,16 @@ export type ImageSettings = {
   baseUrl: string;
   /** The owner wrote this API root (generate_image's or the provider's base_url): trusted as written, loopback too. */
   ownerBaseUrl: boolean;
-  key: { ref: SecretRef; slot: string; where: string };
+  /** The API key (openai, xai, google); openai_codex has none and signs in instead. */
+  key?: { ref: SecretRef; slot: string; where: string };
+  /** openai_codex: the ChatGPT plan's sign-in (auth.json's openai_codex profile) and the command that makes it. */
+  signIn?: { login: string };
 };
 
 /**
  * The configured backend, or undefined. openai and xai reuse their chat provider's key and API root (the image
- * endpoints sit beside chat's); google has its own google_api_key (else GEMINI_API_KEY).
+ * endpoints sit beside chat's); google has its own google_api_key (else GEMINI_API_KEY); openai_codex reuses the
+ * chat provider's sign-in and API root.
  */
 export function imageSettings(config: Config): ImageSettings | undefined {
   const section = config.fermix_core?.tools?.generate_image;
@@ -34,11 +39,23 @@ export function imageSettings(config: Config): ImageSettings | undefined {
     ...(section.size ? { size: section.size } : {}),
     baseUrl: (configured ?? service.defaultBaseUrl).replace(/\/+$/, ""),
     ownerBaseUrl: configured !== undefined,
-    key: keyOf(section.backend, section.google_api_key, provider?.api_key),
+    ...(section.backend === "openai_codex"
+      ? { signIn: { login: CODEX_LOGIN } }
+      : {
+          key: keyOf(
+            section.backend,
+            section.google_api_key,
+            provider && "api_key" in provider ? provider.api_key : undefined,
+          ),
+        }),
   };
 }
 
-function keyOf(backend: ImageBackend["id"], googleKey?: SecretRef, providerKey?: SecretRef): ImageSettings["key"] {
+function keyOf(
+  backend: "openai" | "xai" | "google",
+  googleKey?: SecretRef,
+  providerKey?: SecretRef,
+): ImageSettings["key"] {
   if (backend === "google") {
     return {
       ref: googleKey ?? "$GEMINI_API_KEY",

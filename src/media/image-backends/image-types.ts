@@ -1,5 +1,6 @@
 import type { IMAGE_BACKENDS } from "../../config/schema.ts";
 import { defineError } from "../../error.ts";
+import type { BearerSource } from "../../providers/types.ts";
 
 export type ImageBackendId = (typeof IMAGE_BACKENDS)[number];
 
@@ -19,8 +20,8 @@ export type ImageJob = {
   mask?: ImageBytes;
 };
 
-/** Where the request goes and with which key. */
-export type ImageTarget = { baseUrl: string; apiKey: string };
+/** Where the request goes and with which key, or (openai_codex) which signed-in token source. */
+export type ImageTarget = { baseUrl: string; apiKey: string; signIn?: BearerSource };
 
 /** One POST, its answer read whole (capped); the caller decides which door it goes through. */
 export type ImageHttp = (
@@ -34,9 +35,9 @@ export type ImageBackend = {
   label: string;
   defaultBaseUrl: string;
   defaultModel: string;
-  /** Whether the service takes a mask (OpenAI's edits endpoint does; the others have no such field). */
+  /** Whether the service takes a mask (OpenAI's edits endpoint does; the others are not offered one). */
   mask: boolean;
-  /** How a size is given: a pixel size WxH (openai), or an aspect ratio W:H (xai, google: no pixel size). */
+  /** How a size is given: a pixel size WxH (openai, openai_codex), or an aspect ratio W:H (xai, google). */
   sizes: "pixels" | "ratio";
   run(job: ImageJob, target: ImageTarget, http: ImageHttp): Promise<ImageBytes>;
 };

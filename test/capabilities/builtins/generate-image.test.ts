@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { generateImage } from "../../../src/capabilities/builtins/generate-image.ts";
+import { createGenerateImage, generateImage } from "../../../src/capabilities/builtins/generate-image.ts";
 import { BUILTIN_TOOLS } from "../../../src/capabilities/builtins/registry.ts";
 import { createRegistry } from "../../../src/capabilities/registry.ts";
 import type { Caller, ChannelReply, ToolContext, ToolResult } from "../../../src/capabilities/tool.ts";
@@ -9,9 +9,12 @@ import type { OutboundFile } from "../../../src/channels/channel.ts";
 import { parseConfig } from "../../../src/config/load.ts";
 import type { Config } from "../../../src/config/schema.ts";
 import { IMAGE_NOT_CONFIGURED } from "../../../src/media/image-backends/image-settings.ts";
+import { authFixture, inSeconds } from "../../auth/_helpers.ts";
+import { startFakeCodex } from "../../fake/codex.ts";
 import { type FakeImageApi, type ImageFlavor, PNG_PIXEL, startFakeImageApi } from "../../fake/image-apis.ts";
 import { cleanupAfterEach } from "../../fixture/cleanup.ts";
 import { createLoopbackDoor } from "../../net/loopback-door.ts";
+import { chatgptJwt } from "../../providers/_sign-in.ts";
 import { makeTree } from "../../sandbox/_tree.ts";
 
 /*
@@ -25,11 +28,12 @@ const KEYS = {
   google: "AIzaTestImages_0123456789",
 };
 // The real hosts resolve, in the test door, to public addresses whose sockets lead to the fakes.
-const ADDRESSES = { openai: "1.1.1.1", xai: "1.0.0.1", google: "8.8.8.8" };
+const ADDRESSES = { openai: "1.1.1.1", xai: "1.0.0.1", google: "8.8.8.8", codex: "9.9.9.9" };
 const HOSTS = {
   "api.openai.com": [ADDRESSES.openai],
   "api.x.ai": [ADDRESSES.xai],
   "generativelanguage.googleapis.com": [ADDRESSES.google],
+  "chatgpt.com": [ADDRESSES.codex],
 };
 
 const tree = makeTree();
@@ -349,6 +353,162 @@ describe("generate_image on the google backend", () => {
       "google refused the request (HTTP 400): API key not valid. Please pass a valid API key.",
     );
     expect(refused.content).not.toContain("AIzaWrongKey_00000000");
+  });
+});
+
+describe("generate_image on the openai_codex backend (the ChatGPT plan's sign-in)", () => {
+  // The fake token endpoint's ChatGPT account: a refreshed token carries it too.
+  const ACCOUNT = "acct-fake-123";
+
+  /** A temp FERMIX_HOME with auth.json as `fermix auth login --provider codex` leaves it, the fake Codex backend. */
+  async function codexSetup(
+    opts: { signedIn?: boolean; imagePlan?: boolean; stale?: boolean; refusesRefreshed?: boolean } = {},
+  ) {
+    const auth = authFixture(defer);
+    const token = chatgptJwt(ACCOUNT);
+    const codex = await startFakeCodex({
+      accessToken: opts.stale ? "nobody-has-this-token" : token,
+      accountId: ACCOUNT,
+      acceptToken: (t) => !opts.refusesRefreshed && auth.fake.issued.includes(t),
+      ...(opts.imagePlan === false ? { imagePlan: false } : {}),
+    });
+    defer(() => codex.close());
+    if (opts.signedIn !== false) {
+      auth.writeAuth({
+        version: 2,
+        providers: {
+          openai_codex: {
+            auth_mode: "oauth_pkce",
+            tokens: { access_token: token, refresh_token: auth.fake.seedRefreshToken("codex") },
+            expires_at: inSeconds(3600),
+            status: "ready",
+          },
+        },
+      });
+    }
+    const tool = createGenerateImage({ env: auth.env });
+    const call = async (args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> => {
+      const result = await tool.execute(args as never, { ...ctx, configFile: auth.paths.config });
+      const out = typeof result === "string" ? { content: result } : result;
+      for (const secret of auth.fake.issued.concat(token)) expect(out.content).not.toContain(secret);
+      return out;
+    };
+    return { auth, token, codex, call };
+  }
+
+  test("generate through the real host: the hosted image_generation tool on /responses, signed in, PNG saved", async () => {
+    const { token, codex, call } = await codexSetup();
+    const ctx = context({
+      config: imageConfig({ backend: "openai_codex", size: "1536x1024" }),
+      routes: { [ADDRESSES.codex]: new URL(codex.baseUrl).origin },
+    });
+    const result = await call({ prompt: "a red fox in snow" }, ctx);
+    expect(result.isError).toBeUndefined();
+    expect(codex.requests).toHaveLength(1);
+    const seen = codex.requests[0]!;
+    expect(seen.path).toBe("/backend-api/codex/responses");
+    expect(seen.headers).toMatchObject({
+      authorization: `Bearer ${token}`,
+      "chatgpt-account-id": ACCOUNT,
+      "openai-beta": "responses=experimental",
+      originator: "pi",
+    });
+    const body = seen.body as Record<string, any>;
+    expect(body).toMatchObject({
+      model: "gpt-5.6-terra",
+      input: [{ role: "user", content: [{ type: "input_text", text: "a red fox in snow" }] }],
+      tools: [{ type: "image_generation", output_format: "png", size: "1536x1024" }],
+      tool_choice: { type: "image_generation" },
+      store: false,
+      stream: true,
+    });
+    expect(body.instructions).toContain("image_generation");
+    savedFile(result);
+    expect(result.content).toStartWith("Generated an image with ChatGPT plan (Codex) (gpt-5.6-terra)");
+  });
+
+  test("edit on the provider's base_url: the picture as an input_image data URL; mask and aspect ratio refused first", async () => {
+    const { codex, call } = await codexSetup();
+    const { channel, sent } = chat();
+    const ctx = context({
+      config: imageConfig({ backend: "openai_codex", model: "gpt-5.5" }, { openai_codex: { base_url: codex.baseUrl } }),
+      channel,
+    });
+    const input = writeInput("cat.png");
+    expect(await call({ prompt: "add a hat", input_image: input, mask: writeInput("m.png") }, ctx)).toEqual({
+      isError: true,
+      content:
+        "mask is supported by the openai backend only; the configured backend is openai_codex. Describe the area to change in the prompt instead.",
+    });
+    expect((await call({ prompt: "wide", size: "16:9" }, ctx)).content).toContain('pixel size such as "1024x1024"');
+    expect(codex.requests).toHaveLength(0);
+
+    const result = await call({ prompt: "add a hat", input_image: input }, ctx);
+    expect(result.isError).toBeUndefined();
+    const body = codex.requests[0]!.body as Record<string, any>;
+    expect(body.model).toBe("gpt-5.5");
+    expect(body.input[0].content).toEqual([
+      { type: "input_text", text: "add a hat" },
+      { type: "input_image", image_url: `data:image/png;base64,${Buffer.from(PNG_PIXEL).toString("base64")}` },
+    ]);
+    expect(body.tools).toEqual([{ type: "image_generation", output_format: "png" }]);
+    savedFile(result);
+    expect(result.content).toStartWith("Edited an image with ChatGPT plan (Codex) (gpt-5.5)");
+    expect(sent).toHaveLength(1);
+  });
+
+  test("a 401 refreshes the sign-in once (auth.json updated) and the call is retried with the new token", async () => {
+    const { auth, token, codex, call } = await codexSetup({ stale: true });
+    const ctx = context({
+      config: imageConfig({ backend: "openai_codex" }, { openai_codex: { base_url: codex.baseUrl } }),
+    });
+    const result = await call({ prompt: "a lighthouse" }, ctx);
+    expect(result.isError).toBeUndefined();
+    savedFile(result);
+    expect(codex.requests).toHaveLength(2);
+    expect(codex.requests[0]!.headers.authorization).toBe(`Bearer ${token}`);
+    const fresh = JSON.parse(readFileSync(auth.paths.auth, "utf8")).providers.openai_codex.tokens.access_token;
+    expect(fresh).not.toBe(token);
+    expect(codex.requests[1]!.headers.authorization).toBe(`Bearer ${fresh}`);
+    expect(auth.fake.tokenCalls).toEqual([{ provider: "codex", grant_type: "refresh_token", status: 200 }]);
+  });
+
+  test("a token still refused after the refresh: auth_failed with the sign-in, no third try", async () => {
+    const { codex, call } = await codexSetup({ stale: true, refusesRefreshed: true });
+    const ctx = context({
+      config: imageConfig({ backend: "openai_codex" }, { openai_codex: { base_url: codex.baseUrl } }),
+    });
+    const result = await call({ prompt: "a lighthouse" }, ctx);
+    expect(result).toEqual({
+      isError: true,
+      content:
+        "auth_failed: openai_codex still refused the signed-in token after refreshing it (HTTP 401); sign in again: fermix auth login --provider codex",
+    });
+    expect(codex.requests).toHaveLength(2);
+  });
+
+  test("a plan without image generation (403) is auth_failed in the tool's words, nothing saved", async () => {
+    const { codex, call } = await codexSetup({ imagePlan: false });
+    const ctx = context({
+      config: imageConfig({ backend: "openai_codex" }, { openai_codex: { base_url: codex.baseUrl } }),
+    });
+    const result = await call({ prompt: "a fox" }, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.content).toStartWith("auth_failed: your ChatGPT plan does not include image generation");
+    expect(result.content).toContain("(HTTP 403: Image generation is not available on your current plan.)");
+    expect(codex.requests).toHaveLength(1);
+  });
+
+  test("not signed in: the sign-in sentence, and nothing is sent", async () => {
+    const { codex, call } = await codexSetup({ signedIn: false });
+    const ctx = context({
+      config: imageConfig({ backend: "openai_codex" }, { openai_codex: { base_url: codex.baseUrl } }),
+    });
+    const result = await call({ prompt: "a fox" }, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.content).toStartWith("openai_codex: not logged in");
+    expect(result.content).toContain("fermix auth login --provider codex");
+    expect(codex.requests).toHaveLength(0);
   });
 });
 

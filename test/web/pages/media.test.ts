@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { parseConfig } from "../../../src/config/load.ts";
 import { mediaPage } from "../../../src/web/pages/media.ts";
 import { cleanupAfterEach } from "../../fixture/cleanup.ts";
@@ -31,7 +33,7 @@ describe("Media page", () => {
   test("bad values name the field and leave config.toml byte for byte", async () => {
     const f = cardsFixture(CONFIG, defer);
     for (const [fields, error] of [
-      [{ backend: "dalle" }, 'backend: "dalle" is not one of openai, xai, google'],
+      [{ backend: "dalle" }, 'backend: "dalle" is not one of openai, xai, google, openai_codex'],
       [{ backend: "xai", model: "a b" }, "model:"],
       [{ backend: "xai", api_key: "x y" }, "API key:"],
     ] as Array<[Record<string, string>, string]>) {
@@ -57,6 +59,35 @@ describe("Media page", () => {
     expect(await mediaPage.submit!(form({ backend: "openai", api_key: "" }), f.deps)).toMatchObject({ ok: true });
     expect(f.read()).toContain(`api_key = "${OPENAI}"`);
     expect(parseConfig(f.read(), "c").fermix_core?.tools?.generate_image?.model).toBe("gpt-image-2");
+  });
+
+  test("openai_codex: no key field, the sign-in state instead; a key is refused; saved without one", async () => {
+    const f = cardsFixture(`${CONFIG}[fermix_core.tools.generate_image]\nbackend = "openai_codex"\n`, defer);
+    let out = (await mediaPage.render(f.deps, ctx())).html;
+    expect(out).toContain("In use: <strong>ChatGPT plan (Codex)</strong>");
+    expect(out).toContain('name="model" value="gpt-5.6-terra"');
+    expect(out).not.toContain('name="api_key"');
+    expect(out).toContain("<li>ChatGPT plan (Codex): not signed in (run fermix auth login --provider codex)</li>");
+    const before = f.read();
+    const keyed = await mediaPage.submit!(form({ backend: "openai_codex", api_key: "sk-not-for-codex-0123" }), f.deps);
+    expect(keyed.ok ? "" : keyed.error).toContain("takes no key: sign in with `fermix auth login --provider codex`");
+    expect(f.read()).toBe(before);
+
+    const entry = { auth_mode: "oauth_pkce", tokens: { access_token: "at", refresh_token: "rt" }, status: "ready" };
+    writeFileSync(
+      join(dirname(f.file), "auth.json"),
+      JSON.stringify({ version: 2, providers: { openai_codex: entry } }),
+    );
+    out = (await mediaPage.render(f.deps, ctx())).html;
+    expect(out).toContain("<li>ChatGPT plan (Codex): signed in</li>");
+    expect(await mediaPage.submit!(form({ backend: "openai_codex", model: "gpt-5.5" }), f.deps)).toMatchObject({
+      ok: true,
+      notice: "media: image backend openai_codex (gpt-5.5) saved",
+    });
+    expect(parseConfig(f.read(), "c").fermix_core?.tools?.generate_image).toEqual({
+      backend: "openai_codex",
+      model: "gpt-5.5",
+    });
   });
 
   test("google: its own key under generate_image", async () => {
