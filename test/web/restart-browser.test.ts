@@ -51,6 +51,8 @@ describe.skipIf(!CHROMIUM)("Apply & restart in a browser", () => {
     expect(await page.locator("h1").textContent()).toBe("Providers");
     const status = await runFermix(["status", "--json"], { env });
     expect(Number(/"pid":\s*(\d+)/.exec(status.stdout)?.[1])).not.toBe(daemon.pid);
-    expect(errors).toEqual([]);
+    // While the daemon is down for a moment a load can be refused (the waiting page's stylesheet, a refresh that
+    // lands in the gap); nothing else may show up, a CSP violation least of all.
+    expect(errors.filter((e) => !e.includes("net::ERR_CONNECTION_REFUSED"))).toEqual([]);
   }, 120_000);
 });
