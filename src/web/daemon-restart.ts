@@ -48,7 +48,11 @@ export function createDaemonRestart(deps: DaemonRestartDeps): RestartControl {
       const self = selfCommand();
       const argv = [self.binary, ...(self.entry ? [self.entry] : []), "restart"];
       deps.log.info("web: Apply & restart: a detached `fermix restart` takes over");
-      spawnHelper(argv, defined(deps.env), resolveHome(deps.env));
+      try {
+        spawnHelper(argv, defined(deps.env), resolveHome(deps.env));
+      } catch (err) {
+        deps.log.error(`web: the restart failed: ${(err as Error).message}`);
+      }
     },
   };
 }

@@ -120,9 +120,15 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * The policy, with `form-action` widened to `formTargets` for a page whose form answers with a redirect to another
  * site (OAuth's Connect 303s to the provider): Chrome and Safari check form-action against that redirect too.
  */
-export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
+export function contentSecurityPolicy(
+  formTargets: readonly string[] = [],
+  opts: { scriptHashes?: readonly string[] } = {},
+): string {
   const action = ["'self'", ...formTargets].join(" ");
-  return `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${action}; frame-ancestors 'none'; base-uri 'none'`;
+  // Only a page that names them runs scripts: inline ones whose exact text is hashed here, nothing else.
+  const hashes = opts.scriptHashes ?? [];
+  const scripts = hashes.length ? ` script-src ${hashes.map((h) => `'${h}'`).join(" ")}; connect-src 'self';` : "";
+  return `default-src 'none'; style-src 'self'; img-src 'self';${scripts} form-action ${action}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
 export function withSecurityHeaders(response: Response): Response {

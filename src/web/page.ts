@@ -68,6 +68,8 @@ export type Page = {
   submit?(form: URLSearchParams, deps: WebDeps): Promise<FormOutcome>;
   /** Other sites a form here may be redirected to (OAuth's Connect): added to the page's CSP form-action. */
   formTargets?(deps: WebDeps): string[];
+  /** The inline scripts the page may run, by their CSP hashes ('sha256-…'); they may fetch from our origin. */
+  scriptHashes?: readonly string[];
 };
 
 export function definePage(page: Page): Page {

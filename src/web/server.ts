@@ -106,7 +106,10 @@ export function createWebServer(opts: WebServerOptions) {
     });
     const text = layout({ title: page.title, nav, current: page.path, session, body });
     const targets = page.formTargets?.(opts.deps) ?? [];
-    const csp = targets.length ? { "content-security-policy": contentSecurityPolicy(targets) } : {};
+    const csp =
+      targets.length || page.scriptHashes?.length
+        ? { "content-security-policy": contentSecurityPolicy(targets, { scriptHashes: page.scriptHashes }) }
+        : {};
     return new Response(text, { headers: { "content-type": "text/html; charset=utf-8", ...csp } });
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
@@ -45,8 +45,17 @@ describe.skipIf(!CHROMIUM)("Apply & restart in a browser", () => {
     await page.waitForURL((u) => u.pathname === "/setup/restart");
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, "restart-waiting.png"), fullPage: true });
-    // The meta refresh alone (no script) brings the browser back once the new daemon answers.
-    await page.waitForURL((u) => u.pathname === "/setup/providers", { timeout: 60_000 });
+    // The waiting page (its poller script; a meta refresh without script) brings the browser back once the new daemon answers.
+    await page
+      .waitForURL((u) => u.pathname === "/setup/providers", { timeout: 60_000 })
+      .catch(async (err) => {
+        // Say what the daemon was doing, not only that the page never moved.
+        const status = await runFermix(["status"], { env });
+        const output = join(h.home, "logs", "daemon-output.log");
+        const log = existsSync(output) ? readFileSync(output, "utf8").slice(-2000) : "(no daemon-output.log)";
+        const main = readFileSync(join(h.home, "logs", "fermix.log"), "utf8").slice(-3000);
+        throw new Error(`${err.message}\nat ${page.url()}\nstatus: ${status.stdout}${status.stderr}\n${log}\n${main}`);
+      });
     expect(new URL(page.url()).searchParams.get("provider")).toBe("openai");
     expect(await page.locator("h1").textContent()).toBe("Providers");
     const status = await runFermix(["status", "--json"], { env });

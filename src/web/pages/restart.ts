@@ -1,10 +1,12 @@
+import type { RestartControl } from "../daemon-restart.ts";
 import { type Html, html } from "../html.ts";
 import { definePage, type Page } from "../page.ts";
+import { RESTART_WAIT_SCRIPT, RESTART_WAIT_SCRIPT_HASH } from "../restart-wait-script.ts";
 import { noticeOf } from "./_notice.ts";
 
 export const RESTART_PATH = "/setup/restart";
 
-/** How often the waiting page asks again (a meta refresh: the CSP allows no script). */
+/** How often the waiting page asks again without script (a meta refresh); the script asks every second. */
 const WAIT_REFRESH_S = 2;
 
 /**
@@ -53,6 +55,8 @@ export function restartButton(csrf: string, back: string): Html {
 export const restartPage = definePage({
   path: RESTART_PATH,
   title: "Restart",
+  // The waiting page's poller (restart-wait-script.ts): it rides out the moment the daemon is down.
+  scriptHashes: [RESTART_WAIT_SCRIPT_HASH],
   async render(deps, ctx) {
     const control = deps.restart;
     if (!control) {
@@ -60,7 +64,10 @@ export const restartPage = definePage({
     }
     const from = ctx.query.get("from");
     const back = localBack(ctx.query.get("back"));
-    if (from === String(control.pid)) return waiting(control.pid, back);
+    if (from === String(control.pid)) {
+      waitingAsked(control);
+      return waiting(control.pid, back);
+    }
     if (from) return html`<p class="ok">The daemon is back (pid ${control.pid}). <a href="${back}">Continue</a></p>`;
     return html`${noticeOf(ctx)}<p>The daemon (pid ${control.pid}) reads config.toml when it starts: provider,
 personalization and channel changes apply after a restart. Running turns are cut short.</p>
@@ -69,16 +76,50 @@ ${restartButton(ctx.csrf, back)}`;
   async submit(form, deps) {
     const control = deps.restart;
     if (!control) return { ok: false, error: "this page cannot restart the daemon; run fermix restart" };
-    await control.restart();
+    armRestart(control);
     return { ok: true, notice: "Restarting…", redirect: waitUrl(control.pid, form.get("back") ?? "/") };
   },
 });
 
 function waiting(pid: number, back: string): Html {
   const again = waitUrl(pid, back);
-  return html`<meta http-equiv="refresh" content="${WAIT_REFRESH_S};url=${again}">
+  // With script, the poller: a refused fetch while the daemon is down is retried, where a meta refresh landing in that
+  // moment would leave the browser on its "cannot be reached" page. Without script, the meta refresh.
+  return html`<script>${{ html: RESTART_WAIT_SCRIPT }}</script><noscript><meta http-equiv="refresh" content="${WAIT_REFRESH_S};url=${again}"></noscript>
 <p class="warn" role="status">Restarting… waiting for the daemon to come back (this page checks every ${WAIT_REFRESH_S} s).</p>
 <p>If the browser shows that the page cannot be reached, the daemon is between stopping and starting:
 <a href="${again}">check again</a>. Still down after a minute? Run <code>fermix status</code> and see
 <code>fermix logs</code>.</p>`;
+}
+
+/**
+ * When the restart really starts. Not in the POST: the daemon would go down before the browser had loaded the
+ * waiting page, and a browser whose navigation lands in that gap shows its own error page, which never asks again.
+ * So the POST arms it, and the waiting page's second ask (its script's first poll, or a meta refresh: the page is
+ * loaded by then) fires it; a client that never comes back (a script) gets it after FALLBACK_MS anyway.
+ */
+const FALLBACK_MS = 5_000;
+const armed = new WeakMap<RestartControl, { timer: ReturnType<typeof setTimeout>; asks: number }>();
+
+function armRestart(control: RestartControl): void {
+  if (armed.has(control)) return;
+  const timer = setTimeout(() => fire(control), FALLBACK_MS);
+  armed.set(control, { timer, asks: 0 });
+}
+
+function waitingAsked(control: RestartControl): void {
+  const state = armed.get(control);
+  if (!state) return;
+  state.asks += 1;
+  // The first ask is the page loading; the next one comes from the loaded page. The restart starts once this answer
+  // is on its way (the response is written when the render returns).
+  if (state.asks >= 2) setTimeout(() => fire(control), 0);
+}
+
+function fire(control: RestartControl): void {
+  const state = armed.get(control);
+  if (!state) return;
+  clearTimeout(state.timer);
+  armed.delete(control);
+  void control.restart();
 }

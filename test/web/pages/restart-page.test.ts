@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import type { DoctorRow } from "../../../src/doctor/check.ts";
 import type { WebDeps } from "../../../src/web/page.ts";
 import { dashboardPage } from "../../../src/web/pages/dashboard.ts";
 import { fixPage } from "../../../src/web/pages/doctor-rows.ts";
 import { localBack, restartedTo, restartPage } from "../../../src/web/pages/restart.ts";
 import { PAGES } from "../../../src/web/pages.ts";
+import { RESTART_WAIT_SCRIPT } from "../../../src/web/restart-wait-script.ts";
 
 const ctx = (query = "") => ({ csrf: "tok", query: new URLSearchParams(query) });
 
@@ -32,11 +34,24 @@ describe("Apply & restart page", () => {
     expect(restartedTo(url(""), PAGES, 11)).toBeUndefined();
   });
 
-  test("posting restarts once and leads to the waiting page, which refreshes itself", async () => {
+  test("posting arms the restart; the loaded waiting page's first poll fires it, once; the page polls by script", async () => {
     let restarts = 0;
-    const deps = { restart: { pid: 42, restart: async () => void restarts++ } } as unknown as WebDeps;
+    let fired!: () => void;
+    const restarted = new Promise<void>((resolve) => {
+      fired = resolve;
+    });
+    const deps = {
+      restart: {
+        pid: 42,
+        restart: async () => {
+          restarts++;
+          fired();
+        },
+      },
+    } as unknown as WebDeps;
     const done = await restartPage.submit!(new URLSearchParams({ back: "/setup/channels" }), deps);
-    expect(restarts).toBe(1);
+    // Not yet: the daemon must still be there to serve the waiting page.
+    expect(restarts).toBe(0);
     expect(done).toEqual({
       ok: true,
       notice: "Restarting…",
@@ -44,9 +59,19 @@ describe("Apply & restart page", () => {
     });
     const waiting = (await restartPage.render(deps, ctx("from=42&back=/setup/channels"))).html;
     expect(waiting).toContain(
-      '<meta http-equiv="refresh" content="2;url=/setup/restart?from=42&amp;back=%2Fsetup%2Fchannels">',
+      '<noscript><meta http-equiv="refresh" content="2;url=/setup/restart?from=42&amp;back=%2Fsetup%2Fchannels"></noscript>',
     );
+    expect(waiting).toContain(`<script>${RESTART_WAIT_SCRIPT}</script>`);
+    expect(restartPage.scriptHashes).toEqual([
+      `sha256-${createHash("sha256").update(RESTART_WAIT_SCRIPT).digest("base64")}`,
+    ]);
     expect(waiting).toContain("waiting for the daemon");
+    expect(restarts).toBe(0);
+    // The loaded page asks again: that starts the restart, once.
+    await restartPage.render(deps, ctx("from=42&back=/setup/channels"));
+    await restarted;
+    await restartPage.render(deps, ctx("from=42&back=/setup/channels"));
+    expect(restarts).toBe(1);
     const idle = (await restartPage.render(deps, ctx())).html;
     expect(idle).toContain('action="/setup/restart"');
     expect(idle).toContain('name="csrf" value="tok"');
