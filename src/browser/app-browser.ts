@@ -1,7 +1,6 @@
 import type { FermixPaths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { Log } from "../observability/log.ts";
-import { recordChildGroups } from "../plugins/mcp-rail/child-groups.ts";
 import { type BrowserSession, BrowserUnavailable, createBrowserSession } from "./browser-session.ts";
 import { findBrowser } from "./find-browser.ts";
 import { createUrlGuard } from "./url-guard.ts";
@@ -14,7 +13,13 @@ const IDLE_MINUTES = 15;
  * so the next daemon reaps it if this process is SIGKILLed (Chromium normally exits by itself once its pipe closes).
  */
 export function createAppBrowser(deps: { paths: FermixPaths; config: () => Config; log: Log }): BrowserSession {
-  const record = () => recordChildGroups({ dir: deps.paths.children, onError: (e) => deps.log.warn(e.message) });
+  const warn = (e: Error) => deps.log.warn(`browser: the child-group record failed: ${e.message}`);
+  // The child-group record loads with the first Chromium, not with every turn that offers the browser.
+  const record = async () =>
+    (await import("../plugins/mcp-rail/child-groups.ts")).recordChildGroups({
+      dir: deps.paths.children,
+      onError: (e) => deps.log.warn(e.message),
+    });
   return createBrowserSession({
     log: deps.log,
     settings() {
@@ -31,10 +36,10 @@ export function createAppBrowser(deps: { paths: FermixPaths; config: () => Confi
       };
     },
     onLaunch: (pid) => {
-      if (pid) record().add(pid, "chromium (browser tool)");
+      if (pid) record().then((r) => r.add(pid, "chromium (browser tool)"), warn);
     },
     onStop: (pid) => {
-      if (pid) record().remove(pid);
+      if (pid) record().then((r) => r.remove(pid), warn);
     },
   });
 }

@@ -5,9 +5,8 @@ import { resolveHome } from "../../config/paths.ts";
 import { isFermixError } from "../../error.ts";
 import { randomHex } from "../../ids.ts";
 import { EXTENSIONS, imageType, scrub } from "../../media/image-backends/_http.ts";
-import { IMAGE_NOT_CONFIGURED, type ImageSettings, imageSettings } from "../../media/image-backends/image-settings.ts";
+import type { ImageSettings } from "../../media/image-backends/image-settings.ts";
 import type { ImageBytes, ImageHttp, ImageJob, ImageTarget } from "../../media/image-backends/image-types.ts";
-import { codexSignIn } from "../../media/image-backends/openai-codex.ts";
 import { readCapped } from "../../net/read-capped.ts";
 import { defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 import { denied } from "./_paths.ts";
@@ -100,6 +99,8 @@ export function createGenerateImage(deps: GenerateImageDeps = {}) {
     parameters: Args,
     help: `The owner picks the backend in [fermix_core.tools.generate_image] (openai, xai, google or openai_codex; fermix setup's Media tab). The file goes to <workspace>/media/image-<token>.png; in a chat it is also sent there (delivery "send", the default when a chat can take files), elsewhere (CLI, jobs, subagents) it is only saved. An edit needs input_image: a sandbox path or "${INBOUND_LAST}" (the last picture sent in this chat, kept for an hour). mask is OpenAI only; xai and google take an aspect ratio instead of a pixel size. Keys: openai and xai use their chat provider's api_key (OPENAI_API_KEY, XAI_API_KEY); google uses google_api_key or GEMINI_API_KEY; openai_codex uses the ChatGPT plan's sign-in (fermix auth login --provider codex), and a plan without image generation is refused (auth_failed). Not for diagrams, charts, code assets or live data.`,
     async execute(args, ctx) {
+      // The backends load with the first picture, not with every turn that merely offers the tool.
+      const { IMAGE_NOT_CONFIGURED, imageSettings } = await import("../../media/image-backends/image-settings.ts");
       const settings = imageSettings(ctx.config);
       if (!settings) return { isError: true, content: IMAGE_NOT_CONFIGURED };
       const channel = ctx.channel?.sendFile ? ctx.channel : undefined;
@@ -118,6 +119,7 @@ export function createGenerateImage(deps: GenerateImageDeps = {}) {
       if (settings.signIn) {
         // auth.json sits beside config.toml; the token is read (and checked) when the backend sends.
         const home = ctx.configFile ? dirname(ctx.configFile) : resolveHome(deps.env ?? processEnv());
+        const { codexSignIn } = await import("../../media/image-backends/openai-codex.ts");
         signIn = codexSignIn(home, deps.env);
       } else if (settings.key) {
         try {

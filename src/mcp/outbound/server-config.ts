@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import type { PolicyClass } from "../../capabilities/tool.ts";
 import type { Config } from "../../config/schema.ts";
+import { sha256Hex } from "../../runtime/hash.ts";
 
 /** One `[mcp.servers.<name>]` block as config.toml holds it (validated by config/schema.ts). */
 export type McpServerConfig = NonNullable<NonNullable<Config["mcp"]>["servers"]>[string];
@@ -100,7 +100,7 @@ export function outboundServers(config: Config): OutboundServer[] {
       name: name || "server",
       config: server,
       enabled: server.enabled !== false,
-      fingerprint: createHash("sha256").update(JSON.stringify(launch)).digest("hex").slice(0, 16),
+      fingerprint: sha256Hex(JSON.stringify(launch)).slice(0, 16),
       ...(problem ? { problem } : {}),
     };
   });

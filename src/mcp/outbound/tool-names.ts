@@ -1,7 +1,9 @@
-import { createHash } from "node:crypto";
-import { MAX_TOOL_NAME_BYTES } from "../../plugins/mcp-rail/tool-names.ts";
+// Bun's hasher (runtime/hash.ts): node:crypto costs a one-shot ask ~7 ms just to load.
 
-const hash8 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 8);
+import { MAX_TOOL_NAME_BYTES } from "../../plugins/mcp-rail/tool-names.ts";
+import { sha256Hex } from "../../runtime/hash.ts";
+
+const hash8 = (text: string) => sha256Hex(text).slice(0, 8);
 
 /** An MCP tool name in `[a-z0-9_]`, by the plugin rail's rules: `get-sum` and `getSum` both become `get_sum`. */
 function sanitiseTail(mcpName: string): string {
