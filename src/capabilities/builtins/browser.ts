@@ -74,7 +74,7 @@ type Args = v.InferOutput<typeof Args>;
 export const browser = defineTool({
   name: "browser",
   description:
-    "Drive a real Chromium for JavaScript pages, logins and forms: open/navigate a URL, snapshot the page (elements get refs), act on a ref (click, fill, type, submit, press, hover, get, wait), screenshot (you see the image), tabs, console, dialogs, pdf, download.",
+    "A real Chromium for JavaScript pages, logins and forms: open, snapshot, act on element refs, screenshot.",
   policy: "network",
   readOnly: false,
   deferrable: true,

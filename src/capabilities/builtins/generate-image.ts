@@ -90,8 +90,7 @@ export function createGenerateImage(deps: GenerateImageDeps = {}) {
   const platformFetch = deps.fetch ?? fetch;
   return defineTool({
     name: "generate_image",
-    description:
-      "Create or edit a raster image from a text prompt with the configured image backend; saved under the workspace's media/ folder and, in a chat, sent there.",
+    description: "Create or edit a picture with the image backend: saved under media/, sent when in a chat.",
     policy: "network",
     readOnly: false,
     deferrable: true,

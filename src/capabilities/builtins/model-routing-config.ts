@@ -23,8 +23,7 @@ const Args = v.object({
  */
 export const modelRoutingConfig = defineTool({
   name: "model_routing_config",
-  description:
-    "Read or change which model, provider and reasoning effort sub-agents run on ([fermix_core.routing] subagent_*); cron_* keys are readable only.",
+  description: "Read or change the model, provider and effort sub-agents use ([fermix_core.routing]).",
   policy: "delegation",
   readOnly: false,
   deferrable: true,
