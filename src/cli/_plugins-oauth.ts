@@ -8,6 +8,34 @@ import { spawn, which } from "../runtime/processes.ts";
 import { writeStderr } from "../runtime/stdio.ts";
 import type { PluginContext } from "./_plugins.ts";
 
+/**
+ * What plugin sign-in needs from a plugin context, shared by these verbs and the web setup's Connect: the token store,
+ * the manifests, the secrets, the account lookup after a login, and tests' fake provider (FERMIX_TEST_OAUTH_<PROVIDER>,
+ * a loopback origin only) read from `env`.
+ */
+export async function oauthDepsOf(ctx: PluginContext, env = ctx.env) {
+  const entries = await ctx.host.entries(ctx.config);
+  const manifestOf = (n: string) => entries.find((e) => e.name === n)?.manifest;
+  return {
+    configFile: ctx.paths.config,
+    config: ctx.config,
+    store: createTokenStore(ctx.paths.auth),
+    manifestFor: (n: string) => manifestOf(n) as never,
+    resolveSecret: (ref: Parameters<typeof resolveSecret>[0], slot: string) =>
+      resolveSecret(ref, slot, {
+        env: ctx.env,
+        secretsDir: ctx.paths.secrets,
+        profile: ctx.config.fermix_core?.profile,
+      }),
+    endpoints: (provider: string) => fakeOAuthEndpoints(env, provider),
+    accountOf: accountLookup(
+      manifestOf,
+      async () => (await import("../net/guarded-fetch.ts")).createGuardedFetch(),
+      env,
+    ),
+  };
+}
+
 /** `plugins auth login|reauthorize|refresh|logout NAME [--no-browser --port N --timeout S]`. */
 export async function oauthCommand(
   action: string,
@@ -15,27 +43,10 @@ export async function oauthCommand(
   opts: AuthLoginOptions,
   ctx: PluginContext,
 ): Promise<CliResult> {
-  const entries = await ctx.host.entries(ctx.config);
   const deps = {
-    configFile: ctx.paths.config,
-    config: ctx.config,
-    store: createTokenStore(ctx.paths.auth),
-    manifestFor: (n: string) => entries.find((e) => e.name === n)?.manifest as never,
-    resolveSecret: (ref: Parameters<typeof resolveSecret>[0], slot: string) =>
-      resolveSecret(ref, slot, {
-        env: ctx.env,
-        secretsDir: ctx.paths.secrets,
-        profile: ctx.config.fermix_core?.profile,
-      }),
+    ...(await oauthDepsOf(ctx)),
     printUrl: (url: string) => void writeStderr(`Open this URL to sign in:\n${url}\n`),
     openBrowser: opts.noBrowser ? undefined : openBrowser,
-    // Tests' fake provider, as the web setup takes it (FERMIX_TEST_OAUTH_<PROVIDER>, a loopback origin only).
-    endpoints: (provider: string) => fakeOAuthEndpoints(ctx.env, provider),
-    accountOf: accountLookup(
-      (n) => entries.find((e) => e.name === n)?.manifest,
-      async () => (await import("../net/guarded-fetch.ts")).createGuardedFetch(),
-      ctx.env,
-    ),
   };
   switch (action) {
     case "login":

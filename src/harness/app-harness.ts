@@ -6,17 +6,12 @@ import type { ConversationKey } from "../memory/messages.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { createCliDetector } from "./cli-detect.ts";
 import { offeredHarness } from "./gate.ts";
-import type { HarnessService } from "./harness-service.ts";
+import type { HarnessService, HarnessServiceDeps } from "./harness-service.ts";
 import { hasPendingHarnessResults } from "./harness-store.ts";
 
-export type AppHarnessDeps = {
+/** The service's deps as the composition root has them: the database opened on first use, the CLIs found here. */
+export type AppHarnessDeps = Omit<HarnessServiceDeps, "db" | "cli" | "channel" | "jobs" | "milestoneIntervalMs"> & {
   db: () => SqlDatabase;
-  role: "daemon" | "oneshot";
-  config: () => Config;
-  env: Record<string, string | undefined>;
-  home: string;
-  now: () => number;
-  log: { info(msg: string): void; warn(msg: string): void };
   channel: ChannelDeliveryDeps["channel"];
   jobs: () => Promise<JobService>;
 };

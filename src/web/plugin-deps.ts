@@ -56,32 +56,12 @@ export function createPluginsWeb(opts: PluginsWebOptions = {}): PluginsWeb {
   const oauth = createOAuthConnector({
     webPort: opts.webPort ?? 4030,
     deps: async () => {
-      const [{ pluginContext }, { resolveSecret }, { createTokenStore }] = await Promise.all([
+      const [{ pluginContext }, { oauthDepsOf }] = await Promise.all([
         import("../cli/_plugins.ts"),
-        import("../config/secrets.ts"),
-        import("../plugins/oauth/token-store.ts"),
+        import("../cli/_plugins-oauth.ts"),
       ]);
-      const ctx = await pluginContext();
-      const entries = await ctx.host.entries(ctx.config);
-      // The CLI's deps (src/cli/_plugins-oauth.ts), from the same plugin context.
-      return {
-        configFile: ctx.paths.config,
-        config: ctx.config,
-        store: createTokenStore(ctx.paths.auth),
-        manifestFor: (n: string) => entries.find((e) => e.name === n)?.manifest as never,
-        resolveSecret: (ref: Parameters<typeof resolveSecret>[0], slot: string) =>
-          resolveSecret(ref, slot, {
-            env: ctx.env,
-            secretsDir: ctx.paths.secrets,
-            profile: ctx.config.fermix_core?.profile,
-          }),
-        endpoints: (provider: string) => fakeOAuthEndpoints(env, provider),
-        accountOf: (await import("../plugins/oauth/account-lookup.ts")).accountLookup(
-          (n) => entries.find((e) => e.name === n)?.manifest,
-          async () => (await import("../net/guarded-fetch.ts")).createGuardedFetch(),
-          env,
-        ),
-      };
+      // The CLI's deps (src/cli/_plugins-oauth.ts), from the same plugin context, with the daemon's environment.
+      return oauthDepsOf(await pluginContext(), env);
     },
     afterConnect: async () => (await import("../cli/_plugins-live.ts")).tellDaemonToReload(),
   });

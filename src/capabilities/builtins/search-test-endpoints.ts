@@ -1,4 +1,5 @@
 import type { Env } from "../../config/env.ts";
+import { testLoopbackOrigin } from "../../net/test-origin.ts";
 import type { GuardedFetch } from "../../net/types.ts";
 import { DUCKDUCKGO_URL } from "./duckduckgo.ts";
 import { KEYED_SEARCH_BACKENDS } from "./search-backends.ts";
@@ -19,22 +20,12 @@ export function testSearchEndpoints(env: Env): { endpoints: SearchEndpoints; ori
     ...Object.fromEntries(Object.entries(KEYED_SEARCH_BACKENDS).map(([name, b]) => [name, b.url])),
   };
   for (const [name, url] of Object.entries(defaults)) {
-    const origin = loopbackOrigin(env[`FERMIX_TEST_SEARCH_${name.toUpperCase()}`]);
+    const origin = testLoopbackOrigin(env[`FERMIX_TEST_SEARCH_${name.toUpperCase()}`]);
     if (!origin) continue;
     endpoints[name] = `${origin}${new URL(url).pathname}`;
     origins.add(origin);
   }
   return { endpoints: endpoints as SearchEndpoints, origins };
-}
-
-function loopbackOrigin(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" && url.hostname === "127.0.0.1" ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Sends requests for the test origins with the platform's fetch, everything else through `door`. */

@@ -1,4 +1,5 @@
 import type { Env } from "../../config/env.ts";
+import { testLoopbackOrigin } from "../../net/test-origin.ts";
 import type { OAuthEndpoints } from "./providers.ts";
 
 /**
@@ -8,14 +9,6 @@ import type { OAuthEndpoints } from "./providers.ts";
  * slipped into a shell profile cannot send them anywhere else (the reason providers.ts takes no env otherwise).
  */
 export function fakeOAuthEndpoints(env: Env, provider: string): Partial<OAuthEndpoints> | undefined {
-  const value = env[`FERMIX_TEST_OAUTH_${provider.toUpperCase()}`];
-  if (!value) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== "http:" || url.hostname !== "127.0.0.1") return undefined;
-  return { authorizeUrl: `${url.origin}/authorize`, tokenUrl: `${url.origin}/token` };
+  const origin = testLoopbackOrigin(env[`FERMIX_TEST_OAUTH_${provider.toUpperCase()}`]);
+  return origin ? { authorizeUrl: `${origin}/authorize`, tokenUrl: `${origin}/token` } : undefined;
 }
