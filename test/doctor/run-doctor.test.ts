@@ -6,6 +6,7 @@ import { runDoctor } from "../../src/doctor/run-doctor.ts";
 import { startFakeModelApi } from "../fake/model-api.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { tempHome } from "../fixture/home.ts";
+import { freePort } from "../gateway/_whatsapp-daemon.ts";
 import { doctorDeps } from "./_deps.ts";
 
 const defer = cleanupAfterEach();
@@ -22,7 +23,9 @@ describe("runDoctor", () => {
     const h = home();
     const api = await startFakeModelApi({ flavor: "openai", apiKey: KEY, models: ["gpt-5.5"] });
     defer(() => api.close());
-    h.writeConfig('[fermix_core.providers.openai]\napi_key = "$OPENAI_API_KEY"\n');
+    // A port of its own: whether 4030 is free on this machine (another daemon, another test) is not this test's to say.
+    const webPort = await freePort();
+    h.writeConfig(`[fermix_web]\nport = ${webPort}\n[fermix_core.providers.openai]\napi_key = "$OPENAI_API_KEY"\n`);
     const report = await runDoctor(doctorDeps(h, { env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: api.baseUrl } }));
     expect(report.rows.map((r) => [r.id, r.status])).toEqual([
       ["config", "ok"],
@@ -41,6 +44,7 @@ describe("runDoctor", () => {
     expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 11, warn: 1, fail: 0 } });
     const text = renderReport(report, PLAIN)
       .replaceAll(api.baseUrl, "FAKE")
+      .replace(`port ${webPort} `, "port WEB ")
       .replace(/\(\d+ plugins\)/, "(N plugins)");
     expect(text).toMatchInlineSnapshot(`
       "ok   config     ~/h/config.toml is valid
@@ -51,7 +55,7 @@ describe("runDoctor", () => {
       ok   service    installed at ~/fermix.service, up to date
       ok   keychain   secrets are kept in the file store, ~/h/secrets (0700); no OS keyring: secret-tool is not installed
       ok   plugins    none enabled
-      ok   web        port 4030 on 127.0.0.1 is free; the daemon serves the page there (loopback only) when it runs
+      ok   web        port WEB on 127.0.0.1 is free; the daemon serves the page there (loopback only) when it runs
       ok   catalog    the embedded plugin catalog's signature verifies (N plugins)
       ok   templates  no seed record (seeded before fermix kept one, or not yet)
       ok   trace export off (FERMIX_OPIK_ENABLED=1 or [fermix_core.observability] otlp_enabled = true turns it on)
