@@ -4,7 +4,7 @@ import { defineError } from "../error.ts";
 import { fileSizeSync } from "../runtime/files.ts";
 import { spawnSync } from "../runtime/processes.ts";
 import type { Env } from "./env.ts";
-import type { SecretRef } from "./schema.ts";
+import type { SecretRef } from "./sections/secret-ref.ts";
 
 /** `$NAME` or `${NAME}`: a secret read from the environment rather than written in config.toml. */
 const ENV_REFERENCE = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/;

@@ -1,62 +1,10 @@
-import type { PolicyClass } from "../../capabilities/tool.ts";
+import type { PolicyClass } from "../../capabilities/caller.ts";
 import type { Config } from "../../config/schema.ts";
+import type { McpPolicyClass, McpServerConfig } from "../../config/sections/mcp.ts";
 import { sha256Hex } from "../../runtime/hash.ts";
-
-/** One `[mcp.servers.<name>]` block as config.toml holds it (validated by config/schema.ts). */
-export type McpServerConfig = NonNullable<NonNullable<Config["mcp"]>["servers"]>[string];
-/** The classes an owner writes in config.toml (the earlier product's vocabulary). */
-export type McpPolicyClass = NonNullable<McpServerConfig["policy_class"]>;
 
 /** `mcp_` + name + `_` must leave room for a tool's own name within the 64-byte limit. */
 export const MAX_SERVER_NAME_BYTES = 32;
-
-type Issue = {
-  message: string;
-  received?: string;
-  path: [{ type: "object"; origin: "value"; input: Record<string, unknown>; key: string; value: unknown }];
-};
-
-/**
- * What config/schema.ts reports about one server beyond each key's own type: exactly one of `command` or
- * `url`, the keys that belong to the other kind, and env values that are really pass_env. Each issue is
- * named at its key, so the load error points at the line to change.
- */
-export function mcpServerProblems(server: Record<string, unknown>): Issue[] {
-  const at = (key: string, message: string): Issue => ({
-    message,
-    received: server[key] === undefined ? "undefined" : JSON.stringify(server[key]),
-    path: [{ type: "object", origin: "value", input: server, key, value: server[key] }],
-  });
-  const issues: Issue[] = [];
-  const hasCommand = server.command !== undefined;
-  const hasUrl = server.url !== undefined;
-  if (hasCommand && hasUrl) {
-    issues.push(at("url", "either command (a local server) or url (a streamable-HTTP server), not both: remove one"));
-  } else if (!hasCommand && !hasUrl) {
-    issues.push(at("command", 'a command to run (e.g. command = "npx"), or url = "http://…" for an HTTP server'));
-  }
-  if (hasUrl) {
-    for (const key of ["args", "env", "pass_env"]) {
-      if (server[key] !== undefined) issues.push(at(key, `no ${key} for a url server (${key} is for a command)`));
-    }
-  }
-  if (hasCommand && server.headers !== undefined) {
-    issues.push(at("headers", "no headers for a command server (headers are for a url)"));
-  }
-  const env = (server.env ?? {}) as Record<string, string>;
-  for (const [name, value] of Object.entries(env)) {
-    if (/^\$env:/i.test(value) || /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(value)) {
-      issues.push(
-        at("env", `a literal value for ${name}; to pass the daemon's own ${name} through, list it in pass_env instead`),
-      );
-    }
-  }
-  const passed = new Set((server.pass_env ?? []) as string[]);
-  for (const name of Object.keys(env)) {
-    if (passed.has(name)) issues.push(at("pass_env", `${name} set in env or passed in pass_env, not both`));
-  }
-  return issues;
-}
 
 /** A config name as the `<server>` of `mcp_<server>_<tool>`: lowercased, other characters as `_`, runs collapsed. */
 export function sanitiseServerName(name: string): string {

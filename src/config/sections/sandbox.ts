@@ -52,3 +52,13 @@ export const CommandProfile = v.strictObject(
 export type CommandProfile = v.InferOutput<typeof CommandProfile>;
 
 export const CommandProfiles = v.record(CommandProfileName, CommandProfile);
+
+/** [sandbox]: how far the tools reach outside the workspace, and the command profiles the owner adds. */
+export const SandboxSection = v.strictObject({
+  mode: v.optional(v.picklist(["strict", "standard", "open"])),
+  workspace_root: v.optional(v.string()),
+  allowed_roots: v.optional(v.array(v.string())),
+  blocked_roots: v.optional(v.array(v.string())),
+  // [sandbox.commands.<name>]: command profiles, each a cmd_<name> tool (src/capabilities/command-profiles.ts).
+  commands: v.optional(CommandProfiles),
+});

@@ -1,0 +1,8 @@
+import * as v from "valibot";
+
+/** An API root the owner may point a backend at (a proxy, a self-hosted server, a test endpoint). */
+export const HttpUrl = v.pipe(
+  v.string(),
+  v.url("a URL such as https://api.example.com/v1"),
+  v.regex(/^https?:\/\//i, "a URL starting with http:// or https://"),
+);
