@@ -10,12 +10,13 @@
  */
 import { parseArgs } from "node:util";
 import * as v from "valibot";
+import type { Caller } from "../src/capabilities/caller.ts";
 import { searchText } from "../src/capabilities/deferral/_catalog.ts";
 import { createBm25Index } from "../src/capabilities/deferral/bm25.ts";
 import type { DeferralContext } from "../src/capabilities/deferral/bridges.ts";
 import { splitSurface } from "../src/capabilities/deferral/split.ts";
 import { createRegistry } from "../src/capabilities/registry.ts";
-import { type AnyTool, type Caller, defineTool } from "../src/capabilities/tool.ts";
+import { type AnyTool, defineTool } from "../src/capabilities/tool.ts";
 
 const TARGET_MEDIAN_MS = 5;
 const TARGET_P99_MS = 20;

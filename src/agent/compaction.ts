@@ -1,4 +1,4 @@
-import type { ConversationKey, MessageStore } from "../memory/messages.ts";
+import type { ConversationKey, MessageStore } from "../memory/messages-contract.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
 import type { Message } from "../providers/types.ts";

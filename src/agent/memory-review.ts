@@ -1,4 +1,5 @@
-import { createReview, type Review, type ReviewDeps, type ReviewReport } from "../memory/review.ts";
+import { createReview, type ReviewDeps } from "../memory/review.ts";
+import type { Review, ReviewReport } from "../memory/review-contract.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";

@@ -1,5 +1,5 @@
 import { splitSurface } from "../capabilities/deferral/split.ts";
-import type { Registry } from "../capabilities/registry.ts";
+import type { Registry } from "../capabilities/registry-contract.ts";
 import type { AnyTool, ToolContext } from "../capabilities/tool.ts";
 import { newSessionId } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";

@@ -1,5 +1,5 @@
 import { unwrapToolCall } from "../capabilities/deferral/unwrap.ts";
-import type { Registry, ToolOutcome } from "../capabilities/registry.ts";
+import type { Registry, ToolOutcome } from "../capabilities/registry-contract.ts";
 import type { ToolContext } from "../capabilities/tool.ts";
 import { defineError } from "../error.ts";
 import { type RouterDeps, routeModelCall } from "../providers/router.ts";

@@ -1,31 +1,18 @@
-import type { BrowserSession } from "../browser/browser-session.ts";
+import type { Caller } from "../capabilities/caller.ts";
+import type { ChannelReply } from "../capabilities/channel-reply.ts";
 import { type SplitSurface, splitSurface } from "../capabilities/deferral/split.ts";
 import { mayUse } from "../capabilities/policy.ts";
-import type { Registry } from "../capabilities/registry.ts";
-import type {
-  AnyTool,
-  Caller,
-  ChannelReply,
-  Delegation,
-  DirectoryApprovals,
-  ToolContext,
-} from "../capabilities/tool.ts";
-import type { Config, SecretRef } from "../config/schema.ts";
+import type { Registry } from "../capabilities/registry-contract.ts";
+import type { AnyTool, ToolContext, ToolServices } from "../capabilities/tool.ts";
 import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
-import type { JobService } from "../jobs/job-service.ts";
 import { userMessage, withImagePlaceholders } from "../media/image-parts.ts";
-import type { MemoryStore } from "../memory/memories.ts";
-import type { ConversationKey, MessageStore } from "../memory/messages.ts";
-import type { GuardedFetch } from "../net/types.ts";
-import type { Log } from "../observability/log.ts";
+import type { ConversationKey, MessageStore } from "../memory/messages-contract.ts";
 import { newSessionId, type Traces } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
 import type { ToolSpec, Usage } from "../providers/types.ts";
 import { visionRoutes } from "../providers/vision.ts";
-import type { Sandbox } from "../sandbox/types.ts";
-import type { SkillCatalog } from "../skills/catalog.ts";
 import { channelActionMarker } from "./channel-marker.ts";
 import { DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
@@ -93,21 +80,7 @@ export type TurnResult = {
 };
 
 /** What tools need from the running program, fetched per turn so a reloaded sandbox takes effect. */
-export type ToolEnvironment = {
-  sandbox: Sandbox;
-  net: GuardedFetch;
-  log: Log;
-  config: Config;
-  /** config.toml's path, for the tools that change it (model_routing_config); absent where nothing may write it. */
-  configFile?: string;
-  browser?: () => BrowserSession;
-  approvals: DirectoryApprovals;
-  delegation?: Delegation;
-  skills?: SkillCatalog;
-  memory?: MemoryStore;
-  jobs?: () => Promise<JobService>;
-  resolveSecret(ref: SecretRef, slot: string): string;
-};
+export type ToolEnvironment = Pick<ToolContext, keyof ToolServices>;
 
 export type TurnDeps = {
   store: MessageStore;

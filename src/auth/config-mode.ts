@@ -1,6 +1,6 @@
 import { parseConfig } from "../config/load.ts";
 import { editConfigText } from "../config/sandbox-edit.ts";
-import type { ProviderBlock } from "../config/schema.ts";
+import type { ProviderBlock } from "../config/sections/providers.ts";
 import { setKey } from "../setup/config-edit.ts";
 import type { ProfileId } from "./profiles.ts";
 

@@ -4,10 +4,11 @@ import {
   type CommandProfile,
   DEFAULT_PROFILE_TIMEOUT_SECONDS,
   MAX_PROFILE_TIMEOUT_SECONDS,
-} from "../sandbox/command-profile-config.ts";
+} from "../config/sections/sandbox.ts";
 import { formatExec } from "./builtins/_exec-result.ts";
 import { defaultDirectory, denied } from "./builtins/_paths.ts";
-import { type AnyTool, type Caller, defineTool } from "./tool.ts";
+import type { Caller } from "./caller.ts";
+import { type AnyTool, defineTool } from "./tool.ts";
 
 const MAX_OUTPUT_BYTES = 64 * 1024;
 const MAX_APPENDED_ARGS = 100;

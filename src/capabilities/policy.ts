@@ -1,4 +1,5 @@
-import type { AnyTool, Caller, PolicyClass } from "./tool.ts";
+import type { Caller, PolicyClass } from "./caller.ts";
+import type { AnyTool } from "./tool.ts";
 
 /**
  * A guest gets read-only chat. What returns the owner's own data (workspace and job reads) is excluded

@@ -1,17 +1,18 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { ToolCallPart, ToolSpec } from "../providers/types.ts";
+import type { Caller } from "./caller.ts";
+import type { ChannelReply } from "./channel-reply.ts";
 import { mayUse } from "./policy.ts";
-import type { AnyTool, Caller, ChannelReply, ToolContext, ToolResult } from "./tool.ts";
+import type { Registry, ToolOutcome } from "./registry-contract.ts";
+import type { AnyTool, ToolContext, ToolResult } from "./tool.ts";
 
 /** What a model sees of one tool result, at most; longer output is cut with a note saying so. */
 export const MAX_RESULT_CHARS = 32_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
-export type ToolOutcome = ToolResult & { name: string; durationMs: number };
-
 /** One registry for every tool: built-ins now, skills, plugins and MCP later. */
-export function createRegistry(tools: readonly AnyTool[]) {
+export function createRegistry(tools: readonly AnyTool[]): Registry {
   const byName = new Map<string, AnyTool>();
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
@@ -20,10 +21,9 @@ export function createRegistry(tools: readonly AnyTool[]) {
   // Keyed by the tool object: plugin tools are rebuilt when a plugin changes, under the same names.
   const specCache = new WeakMap<AnyTool, ToolSpec>();
 
-  const registry = {
+  const registry: Registry = {
     all: (): AnyTool[] => [...byName.values()],
 
-    /** The tools this caller may see and call; the chat tools only in a channel turn whose platform supports them. */
     surface: (caller: Caller, channel?: ChannelReply): AnyTool[] =>
       [...byName.values()].flatMap((t) => {
         if (!mayUse(t, caller)) return [];
@@ -44,15 +44,10 @@ export function createRegistry(tools: readonly AnyTool[]) {
       return spec;
     },
 
-    /** The bytes a tool's spec adds to a provider request: what tool-schema deferral weighs. */
     specSize(tool: AnyTool): number {
       return JSON.stringify(registry.spec(tool)).length;
     },
 
-    /**
-     * Runs one call from the model. Nothing here throws: an unknown or forbidden tool, bad arguments,
-     * a timeout or a crash all come back as an error result the model can read and correct.
-     */
     async dispatch(call: ToolCallPart, ctx: ToolContext): Promise<ToolOutcome> {
       const started = performance.now();
       const done = (result: ToolResult): ToolOutcome => ({
@@ -86,8 +81,6 @@ export function createRegistry(tools: readonly AnyTool[]) {
   };
   return registry;
 }
-
-export type Registry = ReturnType<typeof createRegistry>;
 
 function describeIssues(tool: string, issues: readonly v.BaseIssue<unknown>[]): string {
   const lines = issues.slice(0, 5).map((issue) => {

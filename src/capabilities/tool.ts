@@ -1,72 +1,64 @@
 import type * as v from "valibot";
 import type { RunProfile } from "../agent/run-profile.ts";
 import type { BrowserSession } from "../browser/browser-session.ts";
-import type { OutboundFile } from "../channels/channel.ts";
-import type { Config, SecretRef } from "../config/schema.ts";
-import type { JobService } from "../jobs/job-service.ts";
-import type { MemoryStore } from "../memory/memories.ts";
-import type { ConversationKey } from "../memory/messages.ts";
+import type { Config } from "../config/schema.ts";
+import type { SecretRef } from "../config/sections/secret-ref.ts";
+import type { JobService } from "../jobs/job-service-contract.ts";
+import type { MemoryStore } from "../memory/memories-contract.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
 import type { GuardedFetch } from "../net/types.ts";
 import type { Log } from "../observability/log.ts";
 import type { TraceContext } from "../observability/traces.ts";
 import type { ImagePart } from "../providers/types.ts";
-import type { Sandbox, SandboxCaller } from "../sandbox/types.ts";
+import type { Sandbox } from "../sandbox/types.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
+import type { Caller, PolicyClass } from "./caller.ts";
+import type { ChannelReply } from "./channel-reply.ts";
+import type { DirectoryApprovals } from "./directory-approvals.ts";
 
-export type Trust = "operator" | "guest";
-
-/**
- * What a tool can touch. The trust level decides which classes a caller may use at all:
- * a guest gets read-only chat, without the owner's workspace, exec, network or job data.
- */
-export type PolicyClass =
-  | "meta" // about the tools themselves (tool_help)
-  | "workspace_read" // reads the owner's files and repos
-  | "workspace_write"
-  | "exec"
-  | "network"
-  | "job_read"
-  | "job_write"
-  | "approval" // asks the owner for something (directory access)
-  | "delegation" // starts other agents (subagents)
-  | "memory_read" // recalls facts and history; the memory scope rules bound a guest to its own conversation
-  | "memory_write" // stores facts, into the caller's own scope
-  | "plugin" // a plugin's tool: an external account or service the owner connected
-  | "external_api"; // an owner-configured MCP server's tool ([mcp.servers]): whatever that server reaches
-
-/** The caller of a turn, as far as tools are concerned. */
-export type Caller = SandboxCaller & {
-  /** A person is waiting on this turn (CLI, chat), as opposed to a scheduled job. */
-  attended: boolean;
-  /** Set for a scheduled run: the job it runs (its memory scope, and no job may create another). */
-  jobId?: string;
-};
-
-/** Everything a tool may use, passed in (no ambient state). */
-export type ToolContext = {
+/** Who asked, in which conversation, and what this one call may reach of it: set by the turn for each call. */
+export type ToolCall = {
   caller: Caller;
   conversation: ConversationKey;
   signal: AbortSignal;
+  now: () => number;
+  /** Shows the owner something directly (not through the model): an approval prompt, a warning. */
+  notify(text: string): void;
+  /** Where this piece of work's traces go, under its session id (a subagent gets its own, linked to this). */
+  trace?: TraceContext;
+  /** Set in an /ultra turn: the subagents tool fans out wider (agent/run-profile.ts). */
+  runProfile?: RunProfile;
+  /** The chat a channel turn answers (absent on the CLI, in jobs and subagents): send_attachment, react. */
+  channel?: ChannelReply;
+  /** Runs a skill as a sub-agent for skill_run; the child's context must carry `skillDepth: task.depth`. */
+  delegate?: (task: SkillDelegation) => Promise<{ ok: boolean; text: string }>;
+  /** How many skill_run calls deep this context is (0 or absent at the top); skill_run refuses past 4. */
+  skillDepth?: number;
+};
+
+/** The tools as this caller sees them: tool_help, tool_describe and tool_call read these. */
+export type ToolSurface = {
+  /** The tools this caller may use, for tool_help. */
+  surface(): readonly AnyTool[];
+  /** Tools whose schemas stay out of the provider request, reached through tool_search / tool_call. */
+  deferred?: readonly AnyTool[];
+  /** What to say about a tool name outside the surface, when there is more to say than "no such tool". */
+  unknownToolHint?: (name: string) => string | undefined | Promise<string | undefined>;
+};
+
+/** The program's services a tool may use, the same for every call of a turn (the app hands them to each turn). */
+export type ToolServices = {
   sandbox: Sandbox;
   net: GuardedFetch;
   log: Log;
-  now: () => number;
   config: Config;
   /** config.toml's path, for the tools that change it (model_routing_config); absent where nothing may write it. */
   configFile?: string;
   /** The browser tool's Chromium session, launched on its first use (absent where no browser is wired). */
   browser?: () => BrowserSession;
-  /** Shows the owner something directly (not through the model): an approval prompt, a warning. */
-  notify(text: string): void;
   /** Resolves a configured secret (plaintext, "@keyring", "$ENV", a source table); throws when unavailable. */
   resolveSecret(ref: SecretRef, slot: string): string;
-  /** The tools this caller may use, for tool_help. */
-  surface(): readonly AnyTool[];
   approvals: DirectoryApprovals;
-  /** Tools whose schemas stay out of the provider request, reached through tool_search / tool_call. */
-  deferred?: readonly AnyTool[];
-  /** What to say about a tool name outside the surface, when there is more to say than "no such tool". */
-  unknownToolHint?: (name: string) => string | undefined | Promise<string | undefined>;
   /** Starts subagents (absent where delegation is not wired, e.g. in some tests). */
   delegation?: Delegation;
   /** Durable facts and recall (absent where memory is not wired; the memory tools then say so). */
@@ -75,33 +67,10 @@ export type ToolContext = {
   jobs?: () => Promise<JobService>;
   /** The skills this program knows (absent where skills are not wired; the skill tools then say so). */
   skills?: SkillCatalog;
-  /** Runs a skill as a sub-agent for skill_run; the child's context must carry `skillDepth: task.depth`. */
-  delegate?: (task: SkillDelegation) => Promise<{ ok: boolean; text: string }>;
-  /** How many skill_run calls deep this context is (0 or absent at the top); skill_run refuses past 4. */
-  skillDepth?: number;
-  /** Where this piece of work's traces go, under its session id (a subagent gets its own, linked to this). */
-  trace?: TraceContext;
-  /** Set in an /ultra turn: the subagents tool fans out wider (agent/run-profile.ts). */
-  runProfile?: RunProfile;
-  /** The chat a channel turn answers (absent on the CLI, in jobs and subagents): send_attachment, react. */
-  channel?: ChannelReply;
 };
 
-/** What a channel turn's tools may do in the chat it answers; each action is absent where the platform cannot. */
-export type ChannelReply = {
-  /** The platform, e.g. "telegram". */
-  name: string;
-  /** Sends a file into the chat. */
-  sendFile?: (file: OutboundFile) => Promise<void>;
-  /** The largest file the platform sends, in bytes. */
-  maxUploadBytes?: number;
-  /** Reacts to the message this turn answers. */
-  react?: (emoji: string) => Promise<void>;
-  /** The only emoji the platform accepts, when it restricts them (Telegram's fixed list); empty: any. */
-  reactions?: readonly string[];
-  /** The last picture the user sent in this chat (kept in memory for an hour): generate_image's `inbound:last`. */
-  inboundImage?: () => { mime: string; data: Uint8Array } | undefined;
-};
+/** Everything a tool may use, passed in (no ambient state): the call, the surface and the services. */
+export type ToolContext = ToolCall & ToolSurface & ToolServices;
 
 /** A skill handed to a sub-agent: its body as instructions, the caller's task as input. */
 export type SkillDelegation = {
@@ -171,11 +140,3 @@ export type AnyTool = Tool<any>;
 export function defineTool<S extends v.GenericSchema>(tool: Tool<S>): Tool<S> {
   return tool;
 }
-
-/** Pending directory grants, single use, bound to one conversation, expiring (see approvals.ts). */
-export type DirectoryApprovals = {
-  request(input: { path: string; reason: string; conversation: ConversationKey }): { token: string; expiresAt: number };
-  confirm(token: string, conversation: ConversationKey): { ok: true; path: string } | { ok: false; reason: string };
-  /** The owner's "no" (/deny, the ❌ button): the request is used up without a grant. */
-  deny(token: string, conversation: ConversationKey): { ok: true; path: string } | { ok: false; reason: string };
-};

@@ -1,4 +1,7 @@
-import type { ConversationKey } from "../memory/messages.ts";
+import type { OutboundFile } from "../capabilities/channel-reply.ts";
+import type { Dedupe } from "../gateway/webhooks/dedupe-contract.ts";
+import type { WebhookRegistry } from "../gateway/webhooks/webhook-listener-contract.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
 
 /*
  * What a chat platform adapter is to the gateway. An adapter turns platform updates into InboundMessages and
@@ -52,14 +55,6 @@ export type OutboundText = {
   buttons?: MessageButton[];
   /** Send without a notification sound (all chunks after the first of a reply). */
   silent?: boolean;
-};
-
-export type OutboundFile = {
-  kind: "image" | "document" | "audio" | "video" | "voice";
-  bytes: Uint8Array;
-  filename: string;
-  mime: string;
-  caption?: string;
 };
 
 export type SentMessage = { id: string };
@@ -116,6 +111,22 @@ export type ChannelAdapter = {
   health(): ChannelHealth;
   /** One live check of the credentials (doctor): a sentence on failure. */
   check(): Promise<{ ok: true; detail: string } | { ok: false; detail: string; fix: string }>;
+};
+
+/** What a platform adapter is built with; the registry hands it to each adapter's factory. */
+export type ChannelDeps = {
+  /** The channel's own [fermix_channels.<name>] table, validated. */
+  config: Record<string, unknown>;
+  /** Resolves a secret reference ("@keyring", "$ENV", plaintext) for a slot such as TELEGRAM_BOT_TOKEN. */
+  resolveSecret(ref: unknown, slot: string): string;
+  log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
+  now: () => number;
+  /** The daemon's environment, for the platforms' documented env overlays (never a Telegram bot token). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Webhook routes on the separate loopback webhook port; it listens only once a channel registers one. */
+  webhooks: WebhookRegistry;
+  /** (channel, message id) seen in the last 24 h: a re-delivered webhook makes one turn. */
+  dedupe: Dedupe;
 };
 
 /** The conversation a message belongs to: one per (channel, chat, thread). */

@@ -1,22 +1,5 @@
 import type { Config } from "../config/schema.ts";
-import type { Dedupe } from "../gateway/webhooks/dedupe.ts";
-import type { WebhookRegistry } from "../gateway/webhooks/webhook-listener.ts";
-import type { ChannelAdapter } from "./channel.ts";
-
-export type ChannelDeps = {
-  /** The channel's own [fermix_channels.<name>] table, validated. */
-  config: Record<string, unknown>;
-  /** Resolves a secret reference ("@keyring", "$ENV", plaintext) for a slot such as TELEGRAM_BOT_TOKEN. */
-  resolveSecret(ref: unknown, slot: string): string;
-  log: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
-  now: () => number;
-  /** The daemon's environment, for the platforms' documented env overlays (never a Telegram bot token). */
-  env: Readonly<Record<string, string | undefined>>;
-  /** Webhook routes on the separate loopback webhook port; it listens only once a channel registers one. */
-  webhooks: WebhookRegistry;
-  /** (channel, message id) seen in the last 24 h: a re-delivered webhook makes one turn. */
-  dedupe: Dedupe;
-};
+import type { ChannelAdapter, ChannelDeps } from "./channel.ts";
 
 /**
  * Every chat platform, one line each. Each loads only when its channel is enabled, so a daemon without channels

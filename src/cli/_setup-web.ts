@@ -58,7 +58,7 @@ async function mintLink(env: Env, waitMs: number): Promise<{ url: string; served
       import("../config/paths.ts"),
       import("../config/load.ts"),
       import("../web/launch-token.ts"),
-      import("../web/server.ts"),
+      import("../config/sections/web.ts"),
     ]);
   const paths = fermixPaths(resolveHome(env));
   const block = (await loadConfig(paths.config)).fermix_web;

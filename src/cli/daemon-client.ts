@@ -1,7 +1,8 @@
 import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
-import { createDaemonClient, type DaemonClient, NOT_RUNNING } from "../protocol/client.ts";
+import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
+import type { DaemonClient } from "../protocol/daemon-client-contract.ts";
 
 export function connectDaemon(): { client: DaemonClient; socket: string } {
   const paths = fermixPaths(resolveHome(processEnv()));

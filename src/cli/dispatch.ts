@@ -1,11 +1,9 @@
 import type { CommandDef } from "citty";
 import { FermixError } from "../error.ts";
 import { parseArgs } from "./args.ts";
+import type { Chain } from "./chain.ts";
 import { resolveValue } from "./command.ts";
 import { writeErr, writeOut } from "./output.ts";
-
-/** A command and the words that named it, from the root (`fermix`) down. */
-export type Chain = Array<{ name: string; cmd: CommandDef<any> }>;
 
 /** What a verb's run finds in citty's `data`: how it was reached (help and completion start at the root). */
 export type RunData = { chain: Chain; io: HelpIo };

@@ -1,6 +1,6 @@
 import type { CommandMeta } from "citty";
 import { FermixError } from "../error.ts";
-import type { DaemonClient } from "../protocol/client.ts";
+import type { DaemonClient } from "../protocol/daemon-client-contract.ts";
 import { JOB_STATES, RUN_STATUSES } from "../protocol/schemas.ts";
 import type { LocalJobs } from "./_jobs-local.ts";
 import { defineCommand } from "./command.ts";

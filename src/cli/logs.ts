@@ -1,8 +1,8 @@
 import { existsSync, openSync } from "node:fs";
 import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
-import type { LogLevel } from "../observability/log.ts";
 import { abortOnSignals, followFile } from "../observability/log-follow.ts";
+import type { LogLevel } from "../observability/log-level.ts";
 import {
   atLeast,
   createEntryGrouper,

@@ -8,7 +8,8 @@ import {
   uninstallService,
 } from "../service/install.ts";
 import { serviceBinary } from "../service/self.ts";
-import { describeTarget, type ServiceScope } from "../service/target.ts";
+import type { ServiceScope } from "../service/service-target.ts";
+import { describeTarget } from "../service/target.ts";
 import type { ParsedArgs } from "./args.ts";
 import { defineCommand } from "./command.ts";
 import { UsageError } from "./exit.ts";

@@ -1,7 +1,7 @@
 import type { ArgDef, CommandDef, CommandMeta } from "citty";
 import { flagsOf, positionalLabel } from "./args.ts";
+import type { Chain } from "./chain.ts";
 import { resolveValue } from "./command.ts";
-import type { Chain } from "./dispatch.ts";
 
 /**
  * `fermix [<command>…] --help`, rendered from the declarations so help never drifts from parsing: the

@@ -14,7 +14,7 @@ import {
   type RunList,
   RunListQuery,
 } from "../protocol/schemas.ts";
-import type { DaemonState } from "./routes.ts";
+import type { DaemonState } from "./daemon-state.ts";
 
 // The protocol's lists and the store's types name the same states: a state added to one fails to compile here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,10 +1,11 @@
 import { chmodSync, mkdirSync } from "node:fs";
-import type { App } from "../app.ts";
+import type { App } from "../app-contract.ts";
 import { removeQuietly } from "../fs/lock-files.ts";
 import { type HttpServer, serveHttp, unixFetch } from "../runtime/http.ts";
-import type { WebState } from "../web/server.ts";
+import type { WebState } from "../web/web-server-contract.ts";
+import type { DaemonState } from "./daemon-state.ts";
 import { claimInstance } from "./instance.ts";
-import { type DaemonState, handle } from "./routes.ts";
+import { handle } from "./routes.ts";
 
 const FORCE_STOP_AFTER_MS = 3000;
 

@@ -1,11 +1,11 @@
-import type { ChannelAdapter } from "../channels/channel.ts";
+import type { ChannelAdapter, ChannelDeps } from "../channels/channel.ts";
 import { withEnvOverlay } from "../channels/env-overlay.ts";
-import { CHANNELS, type ChannelDeps, oneOffDeps } from "../channels/registry.ts";
-import type { SecretRef } from "../config/schema.ts";
+import { CHANNELS, oneOffDeps } from "../channels/registry.ts";
 import { resolveSecret } from "../config/secrets.ts";
+import type { SecretRef } from "../config/sections/secret-ref.ts";
+import { DEFAULT_WEBHOOK_PORT } from "../config/sections/web.ts";
 import { channelAccess } from "../gateway/channel-access.ts";
-import { DEFAULT_WEBHOOK_PORT } from "../gateway/channels-runtime.ts";
-import type { WebhookRoute } from "../gateway/webhooks/webhook-listener.ts";
+import type { WebhookRoute } from "../gateway/webhooks/webhook-listener-contract.ts";
 import type { ChannelStatus, ChannelsReport } from "../protocol/schemas.ts";
 import { serveHttp } from "../runtime/http.ts";
 import { type DoctorContext, type DoctorRow, defineCheck, skippedForConfig } from "./check.ts";

@@ -1,10 +1,9 @@
-import type { ChannelAdapter } from "../channels/channel.ts";
-import type { ChannelDeps } from "../channels/registry.ts";
+import type { ChannelAdapter, ChannelDeps } from "../channels/channel.ts";
 import type { Env } from "../config/env.ts";
 import type { FermixPaths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { FermixError } from "../error.ts";
-import type { Catalog } from "../plugins/catalog/load-catalog.ts";
+import type { Catalog } from "../plugins/catalog/catalog-contract.ts";
 import type { ChannelsReport, PluginsReport, Status } from "../protocol/schemas.ts";
 
 export type RowStatus = "ok" | "warn" | "fail";

@@ -1,6 +1,7 @@
 import type { Env } from "../config/env.ts";
-import type { Config, ProviderBlock } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
 import type { SecretDeps } from "../config/secrets.ts";
+import type { ProviderBlock } from "../config/sections/providers.ts";
 import { isFermixError } from "../error.ts";
 import { PROVIDERS, type ProviderDescriptor } from "../providers/descriptors.ts";
 import { probeProvider } from "../providers/probe.ts";

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import type { Env } from "../config/env.ts";
 import { unitDrift } from "../service/drift.ts";
-import { planService, type ServiceScope, serviceKind, serviceTarget } from "../service/target.ts";
+import type { ServiceScope } from "../service/service-target.ts";
+import { planService, serviceKind, serviceTarget } from "../service/target.ts";
 import type { ServiceUnitState } from "./check.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_WEB_PORT } from "../web/server.ts";
+import { DEFAULT_WEB_PORT } from "../config/sections/web.ts";
 import { portFree } from "./channels-check.ts";
 import { type DoctorRow, defineCheck, skippedForConfig } from "./check.ts";
 

@@ -1,5 +1,5 @@
-import type { DirectoryApprovals } from "../capabilities/tool.ts";
-import type { ConversationKey } from "../memory/messages.ts";
+import type { DirectoryApprovals } from "../capabilities/directory-approvals.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
 import { sha256Hex } from "../runtime/hash.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 

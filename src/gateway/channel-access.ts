@@ -1,4 +1,4 @@
-import type { Caller } from "../capabilities/tool.ts";
+import type { Caller } from "../capabilities/caller.ts";
 import type { StreamingMode } from "./reply-sink.ts";
 
 /** Who may talk to a channel and how, from its [fermix_channels.<name>] table. */

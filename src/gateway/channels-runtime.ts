@@ -1,28 +1,16 @@
-import type { ChannelAdapter } from "../channels/channel.ts";
+import type { ChannelAdapter, ChannelDeps } from "../channels/channel.ts";
 import { withEnvOverlay } from "../channels/env-overlay.ts";
-import { CHANNELS, type ChannelDeps, enabledChannels } from "../channels/registry.ts";
+import { CHANNELS, enabledChannels } from "../channels/registry.ts";
 import type { Config } from "../config/schema.ts";
+import { DEFAULT_WEBHOOK_PORT } from "../config/sections/web.ts";
 import { channelAccess } from "./channel-access.ts";
+import type { ChannelState, ChannelsRuntime } from "./channels-runtime-contract.ts";
+import type { Gateway } from "./gateway-contract.ts";
 import { createDedupe } from "./webhooks/dedupe.ts";
 import { createWebhookListener } from "./webhooks/webhook-listener.ts";
 
-/** [fermix_web] webhook_port: its own port, so a tunnel can expose the webhooks and nothing else. */
-export const DEFAULT_WEBHOOK_PORT = 4031;
-
-import type { Gateway } from "./gateway.ts";
-
 /** How long a channel may take to start before the daemon goes on without it (it keeps trying on its own). */
 export const CHANNEL_START_WAIT_MS = 10_000;
-
-export type ChannelState = {
-  name: string;
-  /** starting → running; refused (its config lets nobody in); failed (could not start: the reason). */
-  state: "starting" | "running" | "refused" | "failed";
-  connected: boolean;
-  last_update_at: string | null;
-  degraded: string | null;
-  reason: string | null;
-};
 
 export type ChannelsRuntimeDeps = {
   config: Config;
@@ -38,7 +26,7 @@ export type ChannelsRuntimeDeps = {
  * started beside the others with a bounded wait, so a platform that hangs or refuses never holds up the daemon or
  * a turn; its trouble becomes a state that `fermix channels status` and doctor show.
  */
-export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
+export function createChannelsRuntime(deps: ChannelsRuntimeDeps): ChannelsRuntime {
   const adapters = new Map<string, ChannelAdapter>();
   const webhooks = createWebhookListener({
     port: deps.config.fermix_web?.webhook_port ?? DEFAULT_WEBHOOK_PORT,
@@ -92,7 +80,6 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
   }
 
   return {
-    /** Starts every enabled channel; resolves when each has started, failed, or had CHANNEL_START_WAIT_MS. */
     async start(): Promise<void> {
       const names = enabledChannels(deps.config);
       await Promise.all(
@@ -110,7 +97,6 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
       await webhooks.stop();
     },
 
-    /** Each enabled channel's live state. */
     status(): ChannelState[] {
       for (const [name, adapter] of adapters) {
         const health = adapter.health();
@@ -133,14 +119,10 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps) {
       );
     },
 
-    /** The webhook port's state: idle (no webhook channel), listening, or failed (port in use: the fix). */
     webhooks: () => webhooks.state(),
 
-    /** A running channel by name (job delivery, send_attachment). */
     adapter(name: string): ChannelAdapter | undefined {
       return adapters.get(name);
     },
   };
 }
-
-export type ChannelsRuntime = ReturnType<typeof createChannelsRuntime>;

@@ -1,4 +1,5 @@
-import type { ConversationKey } from "../memory/messages.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
+import type { ConversationQueue } from "./conversation-queue-contract.ts";
 
 type Pending = { run: (signal: AbortSignal) => Promise<void> };
 
@@ -7,7 +8,7 @@ type Pending = { run: (signal: AbortSignal) => Promise<void> };
  * different conversations run in parallel. A newer message waits, it never cancels the active turn. /stop is the
  * one way to end work early: every active turn aborted, every queue emptied.
  */
-export function createConversationQueue() {
+export function createConversationQueue(): ConversationQueue {
   const conversations = new Map<string, { active?: AbortController; pending: Pending[] }>();
 
   const keyOf = (key: ConversationKey) => `${key.channel}\u001f${key.chat}\u001f${key.thread ?? ""}`;
@@ -32,7 +33,6 @@ export function createConversationQueue() {
   }
 
   return {
-    /** Queues work for a conversation; it runs after everything queued there before it. */
     enqueue(key: ConversationKey, run: (signal: AbortSignal) => Promise<void>): void {
       const id = keyOf(key);
       const slot = conversations.get(id) ?? { pending: [] };
@@ -41,7 +41,6 @@ export function createConversationQueue() {
       drain(id);
     },
 
-    /** Aborts every active turn and drops every queued message; says how many of each. */
     stopAll(reason: unknown): { turns: number; queued: number } {
       let turns = 0;
       let queued = 0;
@@ -56,18 +55,14 @@ export function createConversationQueue() {
       return { turns, queued };
     },
 
-    /** Turns running now, across conversations. */
     active(): number {
       let n = 0;
       for (const slot of conversations.values()) if (slot.active) n++;
       return n;
     },
 
-    /** Resolves once nothing runs or waits (tests). */
     async idle(): Promise<void> {
       while (conversations.size) await new Promise((resolve) => setTimeout(resolve, 5));
     },
   };
 }
-
-export type ConversationQueue = ReturnType<typeof createConversationQueue>;

@@ -1,17 +1,20 @@
 import type { RunProfile } from "../agent/run-profile.ts";
 import type { TurnInput, TurnResult } from "../agent/turn.ts";
 import { EMPTY_REPLY } from "../agent/turn.ts";
-import type { Caller, ChannelReply } from "../capabilities/tool.ts";
+import type { Caller } from "../capabilities/caller.ts";
+import type { ChannelReply } from "../capabilities/channel-reply.ts";
 import { type ChannelAdapter, type ChatTarget, conversationOf, type InboundMessage } from "../channels/channel.ts";
 import { FermixError } from "../error.ts";
-import { type AlbumBuffer, createAlbumBuffer } from "../media/album-buffer.ts";
+import { createAlbumBuffer } from "../media/album-buffer.ts";
+import type { AlbumBuffer } from "../media/album-buffer-contract.ts";
 import { createLastImages } from "../media/last-inbound-image.ts";
-import type { ConversationKey } from "../memory/messages.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
 import type { Traces } from "../observability/traces.ts";
 import { APPROVAL_TTL_MS } from "./approvals.ts";
 import { CANNED, stoppedReply } from "./canned-replies.ts";
 import { type ChannelAccess, callerFor } from "./channel-access.ts";
 import { createConversationQueue } from "./conversation-queue.ts";
+import type { Gateway } from "./gateway-contract.ts";
 import { type MediaDeps, prepareMessage, type TurnImage } from "./media.ts";
 import { createReplySink } from "./reply-sink.ts";
 import type { SlashAnswer } from "./slash.ts";
@@ -53,7 +56,7 @@ export type GatewayDeps = {
  * line and no reply) → media (voice transcribed, images downloaded; a failure is answered, no turn) → empty check →
  * /stop (at ingress, never queued) → slash commands → the conversation's FIFO → the turn → the reply.
  */
-export function createGateway(deps: GatewayDeps) {
+export function createGateway(deps: GatewayDeps): Gateway {
   const queue = createConversationQueue();
   const albums: AlbumBuffer[] = [];
   // The newest picture each chat sent, for generate_image's inbound:last in this turn or a later one.
@@ -273,7 +276,6 @@ export function createGateway(deps: GatewayDeps) {
   }
 
   return {
-    /** The function an adapter hands each message to. Never throws: a failure is logged. */
     attach(adapter: ChannelAdapter, access: ChannelAccess): (message: InboundMessage) => void {
       const handle = (message: InboundMessage) =>
         void ingest(adapter, access, message).catch((err: unknown) =>
@@ -289,7 +291,6 @@ export function createGateway(deps: GatewayDeps) {
           ? album.push(message)
           : handle(message);
     },
-    /** Turns running now, across channels. */
     active: () => queue.active(),
     stopAll: (reason: unknown) => {
       for (const album of albums) album.stop();
@@ -298,8 +299,6 @@ export function createGateway(deps: GatewayDeps) {
     idle: () => queue.idle(),
   };
 }
-
-export type Gateway = ReturnType<typeof createGateway>;
 
 /** `/help@fermix_bot` in a group is `/help`. */
 function stripBotName(text: string, botName: string | undefined): string {

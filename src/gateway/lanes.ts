@@ -1,8 +1,10 @@
+import type { Lanes } from "./lanes-contract.ts";
+
 /**
  * One FIFO lane per conversation: work in one lane runs strictly in arrival order, different lanes
  * run concurrently. A failed task does not block the ones queued behind it.
  */
-export function createLanes() {
+export function createLanes(): Lanes {
   const tails = new Map<string, Promise<unknown>>();
   let active = 0;
 
@@ -20,7 +22,6 @@ export function createLanes() {
       });
       return next;
     },
-    /** Resolves when every lane has run dry (work queued meanwhile included). */
     async idle(): Promise<void> {
       while (tails.size) await Promise.all(tails.values());
     },
@@ -41,5 +42,3 @@ export function createLanes() {
     }
   }
 }
-
-export type Lanes = ReturnType<typeof createLanes>;

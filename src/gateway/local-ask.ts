@@ -1,5 +1,5 @@
 import { TurnTimedOut } from "../agent/failure-error.ts";
-import type { App } from "../app.ts";
+import type { App } from "../app-contract.ts";
 import { newId } from "../ids.ts";
 import type { AskDone, AskRequest } from "../protocol/schemas.ts";
 

@@ -1,4 +1,4 @@
-import type { ReplySink } from "./reply-sink.ts";
+import type { ReplySink } from "./streaming/reply-sink-contract.ts";
 
 /** How a channel reply that stopped at the model's output limit ends, so a cut answer never reads as complete. */
 export const TRUNCATION_MARKER = " …[cut at the output limit]";

@@ -1,5 +1,5 @@
-import type { ConversationKey } from "../memory/messages.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
+import type { HarnessStore } from "./harness-store-contract.ts";
 import {
   ACTIVE_STATUSES,
   type DeliveryState,
@@ -40,21 +40,8 @@ type Row = {
 
 const ACTIVE = `status IN (${ACTIVE_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 
-/** What a run's end changes at once: status, outcome and the counters the stream reader kept. */
-export type RunEnd = {
-  status: Extract<RunStatus, "completed" | "failed" | "cancelled" | "interrupted">;
-  finalMessage?: string;
-  error?: string;
-  failureTag?: FailureTag;
-  exitCode?: number;
-  events?: number;
-  framingErrors?: number;
-  usage?: unknown;
-  vendorSession?: string;
-};
-
 /** harness_runs in memory.db: one row per coding run, kept after it ends so its result can be read again. */
-export function createHarnessStore(db: SqlDatabase, now: () => number) {
+export function createHarnessStore(db: SqlDatabase, now: () => number): HarnessStore {
   const get = (id: string): HarnessRun | undefined => {
     const row = db.query<Row>("SELECT * FROM harness_runs WHERE id = $id").get({ id });
     return row ? toRun(row) : undefined;
@@ -62,7 +49,7 @@ export function createHarnessStore(db: SqlDatabase, now: () => number) {
   return {
     get,
 
-    create(run: Omit<HarnessRun, "status" | "events" | "framingErrors" | "delivery">): HarnessRun {
+    create(run) {
       const t = now();
       db.query(
         `INSERT INTO harness_runs (id, vendor, status, cwd, prompt, argv_json, params_json, progress, origin_channel,
@@ -87,7 +74,7 @@ export function createHarnessStore(db: SqlDatabase, now: () => number) {
       return get(run.id)!;
     },
 
-    running(id: string, pid: number): void {
+    running(id, pid) {
       db.query("UPDATE harness_runs SET status = 'running', pid = $pid, updated_at = $t WHERE id = $id").run({
         id,
         pid,
@@ -95,8 +82,7 @@ export function createHarnessStore(db: SqlDatabase, now: () => number) {
       });
     },
 
-    /** The stream's latest news: the vendor's session id once known, the last milestone, the event counters. */
-    progress(id: string, p: { vendorSession?: string; milestone?: string; events: number; framingErrors: number }) {
+    progress(id, p) {
       db.query(
         `UPDATE harness_runs SET vendor_session = COALESCE($session, vendor_session),
            last_milestone = COALESCE($milestone, last_milestone), events = $events, framing_errors = $framing,
@@ -111,8 +97,7 @@ export function createHarnessStore(db: SqlDatabase, now: () => number) {
       });
     },
 
-    /** Ends an active run; a run that already ended is left as it is (false). */
-    finish(id: string, end: RunEnd): boolean {
+    finish(id, end) {
       const t = now();
       const changed = db
         .query(
@@ -138,13 +123,13 @@ export function createHarnessStore(db: SqlDatabase, now: () => number) {
       return changed.changes > 0;
     },
 
-    delivered(id: string, status: DeliveryState, error?: string): void {
+    delivered(id, status, error) {
       db.query(
         "UPDATE harness_runs SET delivery_status = $status, delivery_error = $error, updated_at = $t WHERE id = $id",
       ).run({ id, status, error: error ?? null, t: now() });
     },
 
-    list(filter: { status?: RunStatus; limit?: number } = {}): HarnessRun[] {
+    list(filter = {}) {
       return db
         .query<Row>(
           `SELECT * FROM harness_runs WHERE ($status IS NULL OR status = $status)
@@ -154,12 +139,11 @@ export function createHarnessStore(db: SqlDatabase, now: () => number) {
         .map(toRun);
     },
 
-    active(): HarnessRun[] {
+    active() {
       return db.query<Row>(`SELECT * FROM harness_runs WHERE ${ACTIVE} ORDER BY started_at`).all().map(toRun);
     },
 
-    /** Finished runs whose result waits for the next turn of `conversation` (a CLI session). */
-    pendingFor(conversation: ConversationKey): HarnessRun[] {
+    pendingFor(conversation) {
       return db
         .query<Row>(
           `SELECT * FROM harness_runs WHERE delivery_status = 'pending' AND origin_channel = $channel
@@ -169,19 +153,13 @@ export function createHarnessStore(db: SqlDatabase, now: () => number) {
         .map(toRun);
     },
 
-    /**
-     * Runs a previous daemon left active (it was killed or crashed; its process groups were reaped at start):
-     * marked interrupted, never resumed.
-     */
-    interruptLeftovers(reason: string): HarnessRun[] {
+    interruptLeftovers(reason) {
       const left = db.query<Row>(`SELECT * FROM harness_runs WHERE ${ACTIVE}`).all().map(toRun);
       for (const run of left) this.finish(run.id, { status: "interrupted", error: reason });
       return left;
     },
   };
 }
-
-export type HarnessStore = ReturnType<typeof createHarnessStore>;
 
 /** One indexed look before loading the harness: most turns have no coding result waiting. */
 export function hasPendingHarnessResults(db: SqlDatabase): boolean {

@@ -1,4 +1,4 @@
-import { HARNESS_VENDORS } from "../config/schema.ts";
+import { HARNESS_VENDORS } from "../config/sections/harness.ts";
 import { defineError } from "../error.ts";
 
 export type Vendor = (typeof HARNESS_VENDORS)[number];

@@ -1,8 +1,8 @@
-import type { Trust } from "../capabilities/tool.ts";
+import type { Trust } from "../capabilities/caller.ts";
 import { defineError } from "../error.ts";
-import type { ConversationKey } from "../memory/messages.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
 import { jobPayload, runPayload } from "./job-payload.ts";
-import type { JobService } from "./job-service.ts";
+import type { JobService } from "./job-service-contract.ts";
 import type { Job, JobState, RunStatus } from "./job-types.ts";
 import { nextRunAt, parseSchedule } from "./schedule.ts";
 

@@ -1,10 +1,10 @@
 import type { TurnInput, TurnResult } from "../agent/turn.ts";
-import type { Caller } from "../capabilities/tool.ts";
+import type { Caller } from "../capabilities/caller.ts";
 import { defineError, FermixError } from "../error.ts";
 import { TRUNCATION_MARKER } from "../gateway/truncation-marker.ts";
 import type { Route } from "../providers/routes.ts";
 import guidance from "./cron-guidance.md" with { type: "text" };
-import type { JobStore } from "./job-store.ts";
+import type { JobStore } from "./job-store-contract.ts";
 import type { DeliveryStatus, Job, JobRun, TokenUsage } from "./job-types.ts";
 import { todayIn } from "./zoned-time.ts";
 

@@ -2,8 +2,8 @@ import type { Config } from "../config/schema.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { type ChannelDeliveryDeps, deliverToChannel } from "./channel-delivery.ts";
 import { createJobRunner, type JobRunnerDeps } from "./job-runner.ts";
-import { createJobStore, type JobStore } from "./job-store.ts";
-import type { DeliveryMode } from "./job-types.ts";
+import type { JobService } from "./job-service-contract.ts";
+import { createJobStore } from "./job-store.ts";
 import { createScheduler } from "./scheduler.ts";
 
 export type JobServiceDeps = Pick<JobRunnerDeps, "turn" | "routes" | "skill" | "networkReady"> & {
@@ -17,26 +17,6 @@ export type JobServiceDeps = Pick<JobRunnerDeps, "turn" | "routes" | "skill" | "
   notifyDaemon?: () => void;
   /** The running chat channel for a platform (the daemon's), for `origin` and `channel` delivery. */
   channel?: ChannelDeliveryDeps["channel"];
-};
-
-export type JobService = {
-  store: JobStore;
-  role: "daemon" | "oneshot";
-  /** What schedule_job fills in when the model leaves it out. */
-  defaults(): { timezone: string; deliveryMode: DeliveryMode };
-  /**
-   * A provider/model pin resolved as the runner will resolve it: undefined when it routes, else the routing
-   * error's sentence (an unconfigured provider, a missing key). schedule_job and update_job check pins here.
-   */
-  checkRoute(pin: { provider: string; model: string }): string | undefined;
-  /** The daemon's clock starts: runs a previous daemon left running are marked interrupted first. */
-  start(): Promise<void>;
-  /** Ends the runs in flight (recorded as interrupted) and stops the clock. */
-  stop(): Promise<void>;
-  /** A job was created or edited: the clock looks again. */
-  changed(): void;
-  /** Fires a job now (trigger manual); `done` settles when the run has. */
-  runNow(jobId: string): ReturnType<ReturnType<typeof createScheduler>["runNow"]>;
 };
 
 /** Jobs as the composition root wires them: the store, the runner and, in the daemon, the clock. */

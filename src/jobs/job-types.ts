@@ -1,5 +1,5 @@
-import type { Trust } from "../capabilities/tool.ts";
-import type { ConversationKey } from "../memory/messages.ts";
+import type { Trust } from "../capabilities/caller.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
 
 export type ScheduleKind = "interval" | "once" | "cron";
 /**

@@ -1,6 +1,7 @@
-import type { Claim, JobStore } from "./job-store.ts";
+import type { JobStore } from "./job-store-contract.ts";
 import type { Job, JobRun } from "./job-types.ts";
 import { nextRunAt, parseSchedule } from "./schedule.ts";
+import type { ManualRun, Scheduler } from "./scheduler-contract.ts";
 
 /** Runs at once at most; a due job beyond this waits, `scheduled`, for a later tick — never dropped. */
 export const MAX_CONCURRENT_RUNS = 4;
@@ -38,8 +39,6 @@ export type SchedulerDeps = {
   onPass?: (pass: { ms: number; looked: number; claimed: number }) => void;
 };
 
-export type Scheduler = ReturnType<typeof createScheduler>;
-
 const realTimers: Timers = {
   set: (fn, ms) => setTimeout(fn, ms),
   clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -50,7 +49,7 @@ const realTimers: Timers = {
  * every change; a reconciliation pass at start and every minute reaps runs that lost their runner and re-reads
  * the database (a one-shot CLI may have added a job). A due job is claimed with its run row in one transaction.
  */
-export function createScheduler(deps: SchedulerDeps) {
+export function createScheduler(deps: SchedulerDeps): Scheduler {
   const timers = deps.timers ?? realTimers;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // Read at every tick (config.toml edits apply without a restart). Never under a minute: a timer fires a little
@@ -238,7 +237,7 @@ export function createScheduler(deps: SchedulerDeps) {
     },
 
     /** Fires a job now, out of band (trigger manual): a recurring cadence is untouched, a once job consumed. */
-    runNow(jobId: string): Claim & { done?: Promise<void> } {
+    runNow(jobId: string): ManualRun {
       const job = deps.store.get(jobId);
       const next = job && job.scheduleKind === "once" ? null : (job?.nextRunAt ?? null);
       const claim = deps.store.claim({ jobId, trigger: "manual", nextRunAt: next });

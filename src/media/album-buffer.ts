@@ -1,4 +1,5 @@
 import type { InboundMessage } from "../channels/channel.ts";
+import type { AlbumBuffer } from "./album-buffer-contract.ts";
 
 /** Telegram albums hold at most 10 items: the tenth part flushes at once. */
 export const ALBUM_MAX_PARTS = 10;
@@ -38,7 +39,10 @@ type Pending = { parts: InboundMessage[]; timer: unknown };
  * turn: captions joined with "\n" in arrival order, attachments concatenated. `push` never waits — the flush
  * runs on its own timer, so an adapter's poll loop is never held up by the debounce.
  */
-export function createAlbumBuffer(deliver: (message: InboundMessage) => void, options: AlbumBufferOptions) {
+export function createAlbumBuffer(
+  deliver: (message: InboundMessage) => void,
+  options: AlbumBufferOptions,
+): AlbumBuffer {
   const timers = options.timers ?? realTimers;
   const maxParts = options.maxParts ?? ALBUM_MAX_PARTS;
   const maxKeys = options.maxKeys ?? ALBUM_MAX_KEYS;
@@ -53,7 +57,6 @@ export function createAlbumBuffer(deliver: (message: InboundMessage) => void, op
   };
 
   return {
-    /** A message in: one without a group id is handed on at once; album parts wait for their siblings. */
     push(message: InboundMessage): void {
       if (!message.mediaGroupId) {
         if (options.flushChatFirst) {
@@ -74,17 +77,13 @@ export function createAlbumBuffer(deliver: (message: InboundMessage) => void, op
       pending.set(key, { parts, timer: timers.set(() => flush(key), options.debounceMs) });
       if (parts.length >= maxParts) flush(key);
     },
-    /** Albums still collecting parts. */
     pending: () => pending.size,
-    /** Drops what is still collecting (a stopping daemon). */
     stop(): void {
       for (const album of pending.values()) timers.clear(album.timer);
       pending.clear();
     },
   };
 }
-
-export type AlbumBuffer = ReturnType<typeof createAlbumBuffer>;
 
 /** One message from an album's parts: the first part's identity, every caption and attachment. */
 export function mergeAlbum(parts: readonly InboundMessage[]): InboundMessage {

@@ -1,5 +1,4 @@
-/** A picture a chat user sent: the bytes the turn's model saw. */
-export type InboundImage = { mime: string; data: Uint8Array };
+import type { InboundImage, LastImages } from "./last-inbound-image-contract.ts";
 
 /** How long a sent picture stays reachable as generate_image's `inbound:last`. */
 export const LAST_IMAGE_TTL_MS = 60 * 60_000;
@@ -10,7 +9,7 @@ export const LAST_IMAGE_CHATS = 32;
  * The newest picture each chat sent, in memory only (history keeps placeholders, never the bytes), so "edit the
  * photo I just sent" works in a later turn. Bounded in chats and age: a picture is up to 20 MB.
  */
-export function createLastImages(now: () => number) {
+export function createLastImages(now: () => number): LastImages {
   const kept = new Map<string, { image: InboundImage; at: number }>();
   return {
     remember(conversation: string, image: InboundImage): void {
@@ -29,5 +28,3 @@ export function createLastImages(now: () => number) {
     },
   };
 }
-
-export type LastImages = ReturnType<typeof createLastImages>;

@@ -1,5 +1,5 @@
 import type { SqlDatabase } from "../runtime/sqlite.ts";
-import type { ConversationKey } from "./messages.ts";
+import type { ConversationKey } from "./messages-contract.ts";
 
 /** Which conversations' history a search may read: a list, the ones the operator took part in, or all. */
 export type HistoryFilter = readonly ConversationKey[] | "owner" | "all";

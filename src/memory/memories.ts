@@ -1,63 +1,34 @@
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { ftsQuery } from "./fts-query.ts";
-import { createHistorySearch, type HistoryFilter, type HistoryHit } from "./history-search.ts";
-import type { ConversationKey } from "./messages.ts";
+import { createHistorySearch } from "./history-search.ts";
+import type {
+  Category,
+  Fact,
+  MemoryHit,
+  MemoryStore,
+  RecallHit,
+  RecallInput,
+  RecallResult,
+  SourceCount,
+  StoreInput,
+  StoreOutcome,
+} from "./memories-contract.ts";
+import type { ConversationKey } from "./messages-contract.ts";
 import { isScope } from "./scopes.ts";
 
 /** Four categories about the user (USER.md) and two about the work (MEMORY.md). */
-export const CATEGORIES = ["identity", "preference", "interest", "goal", "context", "directive"] as const;
-export type Category = (typeof CATEGORIES)[number];
+export const CATEGORIES = [
+  "identity",
+  "preference",
+  "interest",
+  "goal",
+  "context",
+  "directive",
+] as const satisfies readonly Category[];
 
 export const MAX_KEY_CHARS = 100;
 export const MAX_VALUE_CHARS = 2000;
 export const MAX_RECALL = 50;
-
-export type Fact = {
-  id: number;
-  scope: string;
-  category: Category;
-  key: string;
-  value: string;
-  confidence: number;
-  source: string;
-  createdAt: number;
-  updatedAt: number;
-};
-
-export type StoreInput = {
-  scope: string;
-  category: Category;
-  key: string;
-  value: string;
-  confidence?: number;
-  /** Where the fact came from: a conversation, a job, the review. */
-  source: string;
-};
-
-export type StoreOutcome =
-  | { ok: true; status: "created" | "replaced" | "unchanged"; fact: Fact; previous?: Fact }
-  | { ok: false; error: string };
-
-export type RecallSource = "memories" | "history" | "all";
-
-export type RecallInput = {
-  /** Memory scopes that may be read; "all" only for an operator asking for everything. */
-  scopes: readonly string[] | "all";
-  query?: string;
-  key?: string;
-  source: RecallSource;
-  /** Conversations whose history may be read; none when absent. */
-  historyConversations?: HistoryFilter;
-  limit: number;
-};
-
-export type MemoryHit = Omit<Fact, "createdAt"> & { from: "memory"; score: number };
-export type RecallHit = MemoryHit | HistoryHit;
-export type RecallResult =
-  | { ok: true; mode: "key" | "search" | "recent"; hits: RecallHit[]; terms?: string[] }
-  | { ok: false; error: string };
-
-export type SourceCount = { scope: string; category: Category; count: number };
 
 type FactRow = {
   id: number;
@@ -81,7 +52,7 @@ export function normalizeKey(key: string): string {
 }
 
 /** Durable facts in memory.db, plus recall over them and over conversation history. */
-export function createMemoryStore(db: SqlDatabase, now: () => number = Date.now) {
+export function createMemoryStore(db: SqlDatabase, now: () => number = Date.now): MemoryStore {
   const selectLive = db.query(`SELECT ${COLUMNS} FROM memories m WHERE scope = $scope AND key = $key
     AND superseded_by IS NULL`);
   const insert = db.query(
@@ -115,10 +86,6 @@ export function createMemoryStore(db: SqlDatabase, now: () => number = Date.now)
   });
 
   return {
-    /**
-     * Upserts by (scope, key). A different value replaces the live fact, which stays stored as superseded;
-     * the same value only refreshes it. Bad input comes back as an error, never as a half-written row.
-     */
     store(input: StoreInput): StoreOutcome {
       const key = normalizeKey(input.key);
       const value = input.value.trim();
@@ -157,7 +124,6 @@ export function createMemoryStore(db: SqlDatabase, now: () => number = Date.now)
         .immediate();
     },
 
-    /** Ends a fact without a successor (the review's "retire"); false when there was no live fact. */
     retire(scope: string, key: string): boolean {
       const old = selectLive.get({ scope, key: normalizeKey(key) }) as FactRow | null;
       if (!old) return false;
@@ -165,10 +131,6 @@ export function createMemoryStore(db: SqlDatabase, now: () => number = Date.now)
       return true;
     },
 
-    /**
-     * A key lookup, a full-text search (each source bm25-ranked, the two interleaved), or with neither the
-     * most recent facts. The caller has already narrowed scopes and conversations to what it may read.
-     */
     recall(input: RecallInput): RecallResult {
       const limit = Math.max(1, Math.min(MAX_RECALL, Math.floor(input.limit) || 1));
       const readMemories = input.source !== "history";
@@ -206,7 +168,6 @@ export function createMemoryStore(db: SqlDatabase, now: () => number = Date.now)
       }
     },
 
-    /** Live facts per scope and category, and how much history there is. */
     sources(): { memories: SourceCount[]; history: { conversations: number; messages: number } } {
       return { memories: counts.all() as SourceCount[], history: history.size() };
     },
@@ -215,14 +176,11 @@ export function createMemoryStore(db: SqlDatabase, now: () => number = Date.now)
       return (live.all({ scope }) as FactRow[]).map(toFact);
     },
 
-    /** Records that a trust level spoke in a conversation, which decides what the "owner" scope reads. */
     noteConversation(key: ConversationKey, trust: "operator" | "guest"): void {
       mark.run({ channel: key.channel, chat: key.chat, thread: key.thread ?? "", trust, now: now() });
     },
   };
 }
-
-export type MemoryStore = ReturnType<typeof createMemoryStore>;
 
 function toFact(r: FactRow): Fact {
   return {

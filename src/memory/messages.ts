@@ -1,19 +1,11 @@
 import type { Message } from "../providers/types.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
-
-export type ConversationKey = { channel: string; chat: string; thread?: string };
-
-export type StoredMeta = { turnId: string; provider?: string; model?: string };
-
-export type ConversationWindow = {
-  summary?: string;
-  rows: Array<{ id: number; turnId: string; message: Message }>;
-};
+import type { ConversationKey, ConversationWindow, MessageStore, StoredMeta } from "./messages-contract.ts";
 
 type StoredRow = { id: number; turn_id: string; content: string };
 
 /** Conversation history in memory.db. A message with no content is never stored or replayed. */
-export function createMessageStore(db: SqlDatabase, now: () => number = Date.now) {
+export function createMessageStore(db: SqlDatabase, now: () => number = Date.now): MessageStore {
   const insert = db.query(
     `INSERT INTO messages (channel, chat, thread, turn_id, role, content, text, provider, model, created_at)
      VALUES ($channel, $chat, $thread, $turn_id, $role, $content, $text, $provider, $model, $created_at)`,
@@ -36,7 +28,6 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
   const where = (key: ConversationKey) => ({ channel: key.channel, chat: key.chat, thread: key.thread ?? "" });
 
   return {
-    /** Commits one turn's messages atomically: all of them or, on any failure, none. */
     commitTurn(key: ConversationKey, messages: Message[], meta: StoredMeta): number {
       const kept = messages.filter(hasContent);
       db.transaction(() => {
@@ -58,7 +49,6 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
       return kept.length;
     },
 
-    /** What a turn replays: the latest compaction summary, then every message after it. */
     window(key: ConversationKey): ConversationWindow {
       const summary = latestSummary.get(where(key)) as { covers_up_to: number; text: string } | null;
       const rows = select.all({ ...where(key), after: summary?.covers_up_to ?? 0 }) as StoredRow[];
@@ -75,16 +65,10 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
       return this.window(key).rows.map((r) => r.message);
     },
 
-    /** Records that `text` now stands in for every message up to `coversUpTo`; the messages stay stored. */
     saveSummary(key: ConversationKey, coversUpTo: number, text: string): void {
       insertSummary.run({ ...where(key), covers_up_to: coversUpTo, text, created_at: now() });
     },
 
-    /**
-     * /new: the next turn starts with no history. Recorded as an empty summary covering every message so far, so
-     * the window skips them while they stay stored and searchable (recall still finds them); a later compaction
-     * folds only what came after. Returns how many messages the window set aside (0: it was already fresh).
-     */
     startFresh(key: ConversationKey): number {
       const upTo = (newest.get(where(key)) as { id: number | null }).id;
       const current = this.window(key);
@@ -94,8 +78,6 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
     },
   };
 }
-
-export type MessageStore = ReturnType<typeof createMessageStore>;
 
 export function hasContent(m: Message): boolean {
   if (m.role === "tool") return true;

@@ -1,4 +1,4 @@
-import type { Category, Fact } from "./memories.ts";
+import type { Category, Fact } from "./memories-contract.ts";
 
 /** The two prompt-injected profiles and the categories each is built from. */
 export const PROFILES = {

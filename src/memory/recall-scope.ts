@@ -1,5 +1,5 @@
 import type { HistoryFilter } from "./history-search.ts";
-import type { ConversationKey } from "./messages.ts";
+import type { ConversationKey } from "./messages-contract.ts";
 import { conversationScope, jobScope, OWNER_SCOPE } from "./scopes.ts";
 
 export const REQUESTED_SCOPES = ["current", "owner", "all"] as const;

@@ -2,18 +2,9 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { dirname } from "node:path";
 import { defineError } from "../error.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
+import type { Resources, Revision, RevisionSummary } from "./resources-contract.ts";
 
 export const RevisionNotFound = defineError<{ id: number }>("revision_not_found");
-
-export type Revision = {
-  id: number;
-  name: string;
-  revision: number;
-  content: string;
-  reason: string;
-  createdAt: number;
-};
-export type RevisionSummary = Omit<Revision, "content"> & { bytes: number; current: boolean };
 
 type Row = { id: number; name: string; revision: number; content: string; reason: string; created_at: number };
 
@@ -22,7 +13,7 @@ type Row = { id: number; name: string; revision: number; content: string; reason
  * revision, and so is whatever the file held before if nothing here wrote it (the seeded template, an
  * edit by hand): nothing a write replaces is ever lost, and any revision can be brought back.
  */
-export function createResources(db: SqlDatabase, now: () => number = Date.now) {
+export function createResources(db: SqlDatabase, now: () => number = Date.now): Resources {
   const latest = db.query(
     "SELECT id, name, revision, content, reason, created_at FROM resource_revisions WHERE name = $name ORDER BY revision DESC LIMIT 1",
   );
@@ -73,11 +64,6 @@ export function createResources(db: SqlDatabase, now: () => number = Date.now) {
       );
     },
 
-    /**
-     * Writes `file` atomically (temp + rename) and records the new content as a revision of `name`. What the
-     * file held before is recorded first when it is not already the latest revision. Rows and rename go
-     * together: if the transaction fails the temp file is removed and the old file stays.
-     */
     write(name: string, file: string, content: string, reason: string): Revision {
       const before = readIfExists(file);
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -100,8 +86,6 @@ export function createResources(db: SqlDatabase, now: () => number = Date.now) {
     },
   };
 }
-
-export type Resources = ReturnType<typeof createResources>;
 
 function readIfExists(file: string): string | undefined {
   try {

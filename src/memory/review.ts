@@ -1,11 +1,14 @@
 import { existsSync } from "node:fs";
 import * as v from "valibot";
-import { parseModelJson } from "../agent/model-json.ts";
 import { defineError } from "../error.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
-import { CATEGORIES, createMemoryStore, type Fact, MAX_KEY_CHARS, MAX_VALUE_CHARS } from "./memories.ts";
+import { CATEGORIES, createMemoryStore, MAX_KEY_CHARS, MAX_VALUE_CHARS } from "./memories.ts";
+import type { Fact } from "./memories-contract.ts";
+import { parseModelJson } from "./model-json.ts";
 import { PROFILES, type ProfileName, renderProfile } from "./profiles.ts";
-import { createResources, type Revision, type RevisionSummary } from "./resources.ts";
+import { createResources } from "./resources.ts";
+import type { Revision, RevisionSummary } from "./resources-contract.ts";
+import type { ProfileUpdate, Review, ReviewReport } from "./review-contract.ts";
 import REVIEW_PROMPT from "./review-prompt.md" with { type: "text" };
 import { OWNER_SCOPE } from "./scopes.ts";
 
@@ -58,19 +61,12 @@ export type ReviewDeps = {
   settings?: { intervalMs?: number; retryAfterMs?: number; maxChanges?: number };
 };
 
-export type ProfileUpdate = { name: string; revisionId: number; revision: number };
-
-export type ReviewReport =
-  | { status: "skipped"; reason: string; nextAt?: number }
-  | { status: "done"; facts: number; replaced: string[]; retired: string[]; files: ProfileUpdate[] }
-  | { status: "failed"; error: string; nextAt: number };
-
 /**
  * The background memory review ("dreaming"): one model call consolidates the owner's facts, replacing
  * stale ones rather than appending, then USER.md and MEMORY.md are rebuilt from what is live. A profile is
  * rewritten only when the facts behind it changed, so a restored revision stays until they do.
  */
-export function createReview(deps: ReviewDeps) {
+export function createReview(deps: ReviewDeps): Review {
   const memory = createMemoryStore(deps.db, deps.now);
   const resources = createResources(deps.db, deps.now);
   const files: Record<ProfileName, string> = { user: deps.paths.userMd, memory: deps.paths.memoryMd };
@@ -188,11 +184,9 @@ export function createReview(deps: ReviewDeps) {
   };
 
   return {
-    /** Runs when 24 h have passed since the last review (call it after a turn; it is cheap when not due). */
     maybeRun: () => run(false),
     runNow: () => run(true),
 
-    /** Brings a file back to an earlier revision; the restore is itself a revision, so it can be undone. */
     restore(revisionId: number): Revision {
       const old = resources.get(revisionId);
       const name = (Object.keys(PROFILES) as ProfileName[]).find((n) => PROFILES[n].resource === old.name);
@@ -207,8 +201,6 @@ export function createReview(deps: ReviewDeps) {
     listRevisions: (name?: string): RevisionSummary[] => resources.list(name),
   };
 }
-
-export type Review = ReturnType<typeof createReview>;
 
 function hours(ms: number): string {
   const h = ms / 3_600_000;

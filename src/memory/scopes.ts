@@ -1,4 +1,4 @@
-import type { ConversationKey } from "./messages.ts";
+import type { ConversationKey } from "./messages-contract.ts";
 
 /**
  * Where a fact belongs. The operator's facts are one shared scope; a guest's facts stay with the

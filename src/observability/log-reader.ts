@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { LOG_KEEP, type LogLevel } from "./log.ts";
+import { LOG_KEEP } from "./log.ts";
+import type { LogLevel } from "./log-level.ts";
 
 /** Lowest first: a minimum level shows itself and everything after it. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const satisfies readonly LogLevel[];

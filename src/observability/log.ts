@@ -2,10 +2,10 @@ import { appendFileSync, mkdirSync, renameSync, rmSync, statSync, writeSync } fr
 import { dirname } from "node:path";
 import type { Env } from "../config/env.ts";
 import { writeStderr as writeStderrAsync } from "../runtime/stdio.ts";
+import type { LogLevel } from "./log-level.ts";
 import { redact } from "./redact.ts";
 import type { StderrLine, StderrStyle } from "./stderr-sink.ts";
 
-export type LogLevel = "debug" | "info" | "warn" | "error";
 export type Log = {
   debug(...args: unknown[]): void;
   info(...args: unknown[]): void;

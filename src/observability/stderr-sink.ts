@@ -3,7 +3,7 @@ import { styleText } from "node:util";
 import { type ConsolaReporter, createConsola, LogLevels, type LogObject } from "consola/core";
 import type { Env } from "../config/env.ts";
 import { stderrIsJournal } from "./journal.ts";
-import type { LogLevel } from "./log.ts";
+import type { LogLevel } from "./log-level.ts";
 
 /**
  * The daemon's log lines on stderr, through the program's one consola instance. Loaded only when a stderr

@@ -1,5 +1,5 @@
 import type { McpServerHandle } from "./mcp-rail/supervisor.ts";
-import type { PluginState } from "./plugin-host.ts";
+import type { PluginState } from "./plugin-host-contract.ts";
 import { type PluginStatus, statusFix } from "./readiness.ts";
 
 /**

@@ -5,13 +5,14 @@ import type { Config } from "../config/schema.ts";
 import type { SecretStore } from "../config/secret-store.ts";
 import { defineError } from "../error.ts";
 import { which } from "../runtime/processes.ts";
-import type { Catalog } from "./catalog/load-catalog.ts";
+import type { Catalog } from "./catalog/catalog-contract.ts";
 import { type DevLocalProblem, devLocalRoots, loadDevLocal, pluginsConfigured } from "./dev-local.ts";
 import { BUNDLED_PLUGINS, compareVersions, coreVersionOf, SUPPORTED_PLUGIN_APIS } from "./manifest/checks.ts";
 import type { Manifest } from "./manifest/schema.ts";
 import { validatePluginDir } from "./manifest/validate.ts";
+import type { PluginEntry, PluginHost, PluginState } from "./plugin-host-contract.ts";
 import type { PluginSummary } from "./prompt-section.ts";
-import { type PluginStatus, readiness } from "./readiness.ts";
+import { readiness } from "./readiness.ts";
 import { enabledPlugins, pluginConfigValues } from "./settings/plugin-config.ts";
 import { pluginSecretState } from "./settings/plugin-secrets.ts";
 import type { PluginStore } from "./store/plugin-store.ts";
@@ -19,26 +20,6 @@ import type { InstalledRecord } from "./store/store-record.ts";
 
 export const PluginRefused = defineError<{ name: string }>("plugin_refused");
 export const UnknownPlugin = defineError<{ name: string }>("unknown_plugin");
-
-export type PluginSource = "bundled" | "installed" | "dev_local" | "catalog";
-
-export type PluginEntry = {
-  name: string;
-  source: PluginSource;
-  /** The version on this machine (installed, bundled once unpacked, or dev_local). */
-  version?: string;
-  latest?: string;
-  description: string;
-  /** From the catalog index, for a plugin whose manifest is not on this machine yet. */
-  catalogAuth?: { type: string; provider?: string | null };
-  manifest?: Manifest;
-  dir?: string;
-  incompatible?: boolean;
-  /** Why a dev_local folder or an installed tree did not load. */
-  loadError?: string;
-};
-
-export type PluginState = PluginEntry & { enabled: boolean; status: PluginStatus };
 
 export type PluginHostDeps = {
   paths: FermixPaths;
@@ -55,7 +36,7 @@ export type PluginHostDeps = {
  * dev_local folders, config.toml's enabled list and settings, and stored secrets. Bundled plugins are
  * unpacked into the store from the catalog (through the same verified pipeline) the first time they are needed.
  */
-export function createPluginHost(deps: PluginHostDeps) {
+export function createPluginHost(deps: PluginHostDeps): PluginHost {
   const core = coreVersionOf(deps.coreVersion) ?? "0.0.0";
   /** The dev_local problems the latest entries() found, for the config it was given. */
   let lastDevLocal: { config: Config; problems: DevLocalProblem[] } | undefined;
@@ -247,8 +228,6 @@ export function createPluginHost(deps: PluginHostDeps) {
     catalogIndex: async () => (await deps.catalog()).index,
   };
 }
-
-export type PluginHost = ReturnType<typeof createPluginHost>;
 
 type RuntimeSpec = { kind?: string; command?: string; vendored?: boolean; min_version?: string };
 

@@ -10,7 +10,8 @@ import type { McpSupervisor } from "./mcp-rail/supervisor.ts";
 import { createToolCache } from "./mcp-rail/tool-cache.ts";
 import { createTokenStore } from "./oauth/token-store.ts";
 import { createPluginHost } from "./plugin-host.ts";
-import { createPluginRuntime, type PluginRuntime, type PluginRuntimeDeps } from "./plugin-runtime.ts";
+import { createPluginRuntime, type PluginRuntimeDeps } from "./plugin-runtime.ts";
+import type { PluginRuntime } from "./plugin-runtime-contract.ts";
 import { createPluginStore } from "./store/plugin-store.ts";
 
 /**

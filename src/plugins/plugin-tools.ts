@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { type AnyTool, defineTool } from "../capabilities/tool.ts";
 import { callHttpTool } from "./http-rail/call-tool.ts";
 import type { ManifestTool } from "./manifest/schema.ts";
-import type { PluginState } from "./plugin-host.ts";
+import type { PluginState } from "./plugin-host-contract.ts";
 
 export type PluginCredentials = {
   /** The plugin's credential now: its API key, or its OAuth access token. */

@@ -2,6 +2,7 @@ import { createParser } from "eventsource-parser";
 import * as v from "valibot";
 import { FermixError, fromSerialized } from "../error.ts";
 import { unixFetch } from "../runtime/http.ts";
+import type { DaemonClient } from "./daemon-client-contract.ts";
 import {
   AskDone,
   AskNotice,
@@ -30,7 +31,7 @@ export const NOT_RUNNING = "not_running";
  * The typed client for the daemon's socket. It imports only the protocol, so CLI verbs that talk to
  * the daemon stay fast to start.
  */
-export function createDaemonClient(socketPath: string) {
+export function createDaemonClient(socketPath: string): DaemonClient {
   const base = "http://fermix";
   const socketFetch = unixFetch(socketPath);
 
@@ -63,9 +64,7 @@ export function createDaemonClient(socketPath: string) {
     health: () => json(Health, "/v1/health"),
     status: () => json(Status, "/v1/status"),
     shutdown: () => send("/v1/shutdown", { method: "POST" }).then(() => undefined),
-    /** Rescans the daemon's skills and says what changed. */
     reloadSkills: () => json(SkillReloadReport, "/v1/skills/reload", { method: "POST" }),
-    /** `fermix auth logout`: the daemon drops what it holds of a provider sign-in. Bounded like jobsChanged. */
     forgetAuth: (profile: string) =>
       send("/v1/auth/forget", {
         method: "POST",
@@ -73,31 +72,22 @@ export function createDaemonClient(socketPath: string) {
         headers: { "content-type": "application/json" },
         signal: AbortSignal.timeout(5000),
       }).then(() => undefined),
-    /** A job changed outside the daemon (a one-shot ask): it re-reads when to wake. Bounded: never holds a CLI. */
     jobsChanged: () =>
       send("/v1/jobs/changed", { method: "POST", signal: AbortSignal.timeout(2000) }).then(() => undefined),
-    /** Scheduled jobs, newest first (one state only, with `state`). */
     jobs: (opts: { state?: string } = {}) => json(JobList, `/v1/jobs${query({ state: opts.state })}`),
     job: (id: string) => json(JobAnswer, `/v1/jobs/${encodeURIComponent(id)}`),
-    /** A job's runs, newest first (20 unless `limit` says otherwise). */
     jobRuns: (id: string, opts: { status?: string; limit?: number } = {}) =>
       json(RunList, `/v1/jobs/${encodeURIComponent(id)}/runs${query({ status: opts.status, limit: opts.limit })}`),
-    /** One run, with the prompt and config it ran with. */
     jobRun: (runId: string) => json(RunAnswer, `/v1/runs/${encodeURIComponent(runId)}`),
-    /** Fires a job now; answered once its run is claimed (the run goes on in the daemon). */
     runJob: (id: string) => json(RunAnswer, `/v1/jobs/${encodeURIComponent(id)}/run`, { method: "POST" }),
     pauseJob: (id: string) => json(JobAnswer, `/v1/jobs/${encodeURIComponent(id)}/pause`, { method: "POST" }),
     resumeJob: (id: string) => json(JobAnswer, `/v1/jobs/${encodeURIComponent(id)}/resume`, { method: "POST" }),
     removeJob: (id: string) => json(JobRemoved, `/v1/jobs/${encodeURIComponent(id)}`, { method: "DELETE" }),
-    /** Each plugin's live state in the daemon: starting (attempt n/N), ready (n tools), quarantined (why). */
     plugins: () => json(PluginsReport, "/v1/plugins"),
-    /** Each enabled chat channel's live state: running or not, connected, last update, degraded reason. */
     channels: () => json(ChannelsReport, "/v1/channels"),
-    /** Re-applies plugin configuration now (starting quarantined servers fresh) and reports the result. */
     reloadPlugins: (opts: { devLocal?: boolean } = {}) =>
       json(PluginsReport, `/v1/plugins/reload${opts.devLocal ? "?dev_local=1" : ""}`, { method: "POST" }),
 
-    /** Runs a turn in the daemon; text deltas go to `onText`, the final answer is returned. */
     async ask(
       request: AskRequest,
       opts: { signal?: AbortSignal; onText?: (delta: string) => void; onNotice?: (text: string) => void } = {},
@@ -131,8 +121,6 @@ export function createDaemonClient(socketPath: string) {
     },
   };
 }
-
-export type DaemonClient = ReturnType<typeof createDaemonClient>;
 
 /** `?a=1&b=x` from the parameters that are set; empty when none is. */
 function query(params: Record<string, string | number | undefined>): string {

@@ -1,4 +1,5 @@
-import type { Effort, WireId } from "./types.ts";
+import type { Effort } from "../config/sections/providers.ts";
+import type { WireId } from "./types.ts";
 
 /**
  * One declarative entry per provider. Adding a provider that speaks an existing wire is one entry

@@ -1,5 +1,5 @@
+import { EFFORTS, type Effort } from "../config/sections/providers.ts";
 import type { ProviderDescriptor } from "./descriptors.ts";
-import { EFFORTS, type Effort } from "./types.ts";
 
 /** Models whose own ceiling is below their provider's (max is a GPT-5.6-family capability). */
 const MODEL_CEILINGS: Array<{ match: RegExp; ceiling: Effort }> = [

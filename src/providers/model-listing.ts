@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { HttpRequestFailed, type JsonFetch, requestJson } from "../net/json-client.ts";
+import type { ModelListing, ModelListingService } from "./model-listing-contract.ts";
 
 /**
  * The model pickers of the web setup panes (spec: self-knowledge.md, Providers): Ollama's installed models from one
@@ -7,8 +8,6 @@ import { HttpRequestFailed, type JsonFetch, requestJson } from "../net/json-clie
  * answers with the models or with the sentence the pane shows above a free-form input; nothing here throws. The
  * static catalog stays authoritative for defaults and context windows — this only fills a <select>.
  */
-
-export type ModelListing = { ok: true; models: string[] } | { ok: false; error: string };
 
 export type ModelListingDeps = {
   /** For tests; the platform's fetch otherwise. The URLs are the owner's configured ones, so loopback is fine. */
@@ -38,7 +37,7 @@ const OpenRouterModels = v.object({
   ),
 });
 
-export function createModelListing(deps: ModelListingDeps = {}) {
+export function createModelListing(deps: ModelListingDeps = {}): ModelListingService {
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = deps.now ?? Date.now;
   const cacheMs = deps.cacheMs ?? DEFAULT_CACHE_MS;
@@ -57,7 +56,6 @@ export function createModelListing(deps: ModelListingDeps = {}) {
   }
 
   return {
-    /** The models pulled on the Ollama server at `baseUrl` (the OpenAI-compatible /v1 URL or the server root). */
     async ollama(baseUrl: string | undefined): Promise<ModelListing> {
       const root = trimmed(baseUrl || OLLAMA_DEFAULT_BASE).replace(/\/v1$/, "");
       const guidance = `Start it with \`ollama serve\` (install it from https://ollama.com/download), or correct the base URL; meanwhile type the model name.`;
@@ -70,7 +68,6 @@ export function createModelListing(deps: ModelListingDeps = {}) {
       return { ok: true, models: [...new Set(parsed.output.models.map((m) => m.name))] };
     },
 
-    /** OpenRouter's current models that take tools, newest first; a good answer is reused for `cacheMs`. */
     async openrouter(baseUrl: string | undefined): Promise<ModelListing> {
       const url = `${trimmed(baseUrl || OPENROUTER_DEFAULT_BASE)}/models`;
       const hit = cache.get(url);
@@ -92,8 +89,6 @@ export function createModelListing(deps: ModelListingDeps = {}) {
     },
   };
 }
-
-export type ModelListingService = ReturnType<typeof createModelListing>;
 
 /** `llama3.2` is `llama3.2:latest` to Ollama. */
 export function sameOllamaModel(listed: string, wanted: string): boolean {

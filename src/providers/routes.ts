@@ -1,12 +1,13 @@
 import type { Env } from "../config/env.ts";
-import type { Config, ProviderBlock } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
 import { providerKeySlot } from "../config/secret-slots.ts";
 import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
+import type { Effort, ProviderBlock } from "../config/sections/providers.ts";
 import { defineError } from "../error.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "./descriptors.ts";
 import { resolveEffort } from "./effort.ts";
 import { signInOf, type TokenSourceFactory } from "./sign-in.ts";
-import type { Effort, WireTarget } from "./types.ts";
+import type { WireTarget } from "./types.ts";
 
 export const NoProvider = defineError("no_provider");
 export const ProviderSetup = defineError<{ provider: string }>("provider_setup");

@@ -1,11 +1,11 @@
 import { loadConfig } from "../config/load.ts";
 import { ConfigEditFailed, editConfigText } from "../config/sandbox-edit.ts";
 import type { Config } from "../config/schema.ts";
+import { EFFORTS } from "../config/sections/providers.ts";
 import { removeStatement, tableDoc, tomlString } from "../config/toml-text.ts";
 import { defineError } from "../error.ts";
 import { findProvider } from "./descriptors.ts";
 import { validateRouting } from "./routing-config.ts";
-import { EFFORTS } from "./types.ts";
 
 const TABLE = "fermix_core.routing";
 

@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import { fermixPaths } from "../config/paths.ts";
-import type { ProviderBlock } from "../config/schema.ts";
 import type { SecretDeps } from "../config/secrets.ts";
+import type { ProviderBlock } from "../config/sections/providers.ts";
 import { defineError } from "../error.ts";
 import type { ProviderDescriptor } from "./descriptors.ts";
 import type { BearerSource, BearerToken, OAuthTarget } from "./types.ts";

@@ -1,3 +1,5 @@
+import type { Effort } from "../config/sections/providers.ts";
+
 /**
  * The neutral language every wire translates to and from. Nothing here knows a vendor's field
  * names; each wire maps these at its own edge.
@@ -37,9 +39,6 @@ export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 
 export type JsonSchema = Record<string, unknown>;
 export type ToolSpec = { name: string; description: string; parameters: JsonSchema };
-
-export const EFFORTS = ["none", "low", "medium", "high", "xhigh", "max"] as const;
-export type Effort = (typeof EFFORTS)[number];
 
 export type ModelRequest = {
   model: string;

@@ -3,23 +3,9 @@ import { defineError } from "../error.ts";
 import { expandHome, isWithin } from "./_path.ts";
 import { canonicalize } from "./canonical.ts";
 import { judgeGrant } from "./grantable.ts";
-import { type ProtectedPaths, protectedPaths } from "./protected-paths.ts";
+import { protectedPaths } from "./protected-paths.ts";
+import type { SandboxContext } from "./sandbox-context.ts";
 import type { SandboxMode } from "./types.ts";
-
-/** What every judgement needs, resolved once when the sandbox is created. All paths are canonical. */
-export type SandboxContext = {
-  mode: SandboxMode;
-  home: string;
-  fermixHome: string;
-  /** `$FERMIX_HOME/workspace`: the one part of FERMIX_HOME open to tools, and the default workspace. */
-  defaultWorkspace: string;
-  workspace: string;
-  granted: string[];
-  blocked: string[];
-  protected: ProtectedPaths;
-  /** Named in messages that send people to the config. */
-  configFile: string;
-};
 
 /** The [sandbox] table of config.toml, as the schema accepts it. */
 export type SandboxConfig = {

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { type Env, processEnv } from "../config/env.ts";
 import { fermixPaths } from "../config/paths.ts";
 import { which as findOnPath } from "../runtime/processes.ts";
-import { buildContext, type SandboxConfig, type SandboxContext } from "./_context.ts";
+import { buildContext, type SandboxConfig } from "./_context.ts";
 import { isWithin } from "./_path.ts";
 import { bubblewrapArgv, planBubblewrap } from "./bubblewrap.ts";
 import { childEnv } from "./child-env.ts";
@@ -14,6 +14,7 @@ import { detectIsolation, type IsolationInfo } from "./isolation.ts";
 import { judgePath } from "./path-guard.ts";
 import { callerRoots } from "./roots.ts";
 import { readNoFollow, writeNoFollow } from "./safe-io.ts";
+import type { SandboxContext } from "./sandbox-context.ts";
 import { seatbeltArgv, seatbeltProfile } from "./seatbelt.ts";
 import type { Denial, ExecRequest, ExecResult, Sandbox, SandboxCaller } from "./types.ts";
 

@@ -1,6 +1,6 @@
-import type { SandboxContext } from "./_context.ts";
 import type { IsolationInfo } from "./isolation.ts";
 import { describeRoots, type Judgement, judgePath } from "./path-guard.ts";
+import type { SandboxContext } from "./sandbox-context.ts";
 import type { SandboxCaller } from "./types.ts";
 
 /** `fermix sandbox explain PATH`: every step of the judgement, in words. */

@@ -1,7 +1,7 @@
 import { isAbsolute } from "node:path";
-import type { SandboxContext } from "./_context.ts";
 import { expandHome, isWithin, tildify } from "./_path.ts";
 import { canonicalize } from "./canonical.ts";
+import type { SandboxContext } from "./sandbox-context.ts";
 import type { Denial } from "./types.ts";
 
 type Grant = { ok: true; path: string } | Denial;

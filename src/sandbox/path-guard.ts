@@ -1,9 +1,9 @@
 import { dirname, isAbsolute } from "node:path";
-import type { SandboxContext } from "./_context.ts";
 import { expandHome, isWithin } from "./_path.ts";
 import { type Canonical, canonicalize } from "./canonical.ts";
 import { judgeGrant } from "./grantable.ts";
 import { callerRoots, rootOf } from "./roots.ts";
+import type { SandboxContext } from "./sandbox-context.ts";
 import type { Access, Denial, DenialCode, PathVerdict, SandboxCaller } from "./types.ts";
 
 /** Linux's PATH_MAX; a longer path is a mistake or an attack, never a file. */

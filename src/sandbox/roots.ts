@@ -1,8 +1,8 @@
 import { isAbsolute } from "node:path";
-import type { SandboxContext } from "./_context.ts";
 import { isWithin } from "./_path.ts";
 import { canonicalize } from "./canonical.ts";
 import { judgeGrant } from "./grantable.ts";
+import type { SandboxContext } from "./sandbox-context.ts";
 import type { SandboxCaller } from "./types.ts";
 
 /**

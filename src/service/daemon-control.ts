@@ -5,9 +5,11 @@ import { FermixError } from "../error.ts";
 import { isProcessRunning } from "../fs/lock-files.ts";
 import { createDaemonClient } from "../protocol/client.ts";
 import { sleep, spawn } from "../runtime/processes.ts";
-import { createServiceManager, type ServiceManager } from "./manager.ts";
+import { createServiceManager } from "./manager.ts";
+import type { ServiceManager } from "./manager-contract.ts";
 import type { CommandRunner } from "./service-command.ts";
-import { daemonOutputPath, type ServiceScope, serviceKind, serviceTarget, unitServesHome } from "./target.ts";
+import type { ServiceScope } from "./service-target.ts";
+import { daemonOutputPath, serviceKind, serviceTarget, unitServesHome } from "./target.ts";
 
 /**
  * Starting, stopping and waiting for the daemon of one FERMIX_HOME — through its service when one is

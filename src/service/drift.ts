@@ -4,7 +4,8 @@ import { processEnv } from "../config/env.ts";
 import { fermixPaths } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
 import { lineDiff } from "./line-diff.ts";
-import { createServiceManager, type ServiceManager } from "./manager.ts";
+import { createServiceManager } from "./manager.ts";
+import type { ServiceManager } from "./manager-contract.ts";
 import type { ServicePlan } from "./target.ts";
 
 /** How the installed unit compares with what this binary would write now. */

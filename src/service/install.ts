@@ -5,17 +5,11 @@ import { FermixError } from "../error.ts";
 import type { ServiceAccount } from "./account.ts";
 import { daemonHealth } from "./daemon-control.ts";
 import { type EnsureResult, ensureServiceUnit, unitDrift } from "./drift.ts";
-import { createServiceManager, type ServiceManager, type ServiceState } from "./manager.ts";
+import { createServiceManager } from "./manager.ts";
+import type { ServiceManager, ServiceState } from "./manager-contract.ts";
 import type { CommandRunner } from "./service-command.ts";
-import {
-  planService,
-  type ServiceKind,
-  type ServiceScope,
-  type ServiceTarget,
-  serviceKind,
-  serviceTarget,
-  unitServesHome,
-} from "./target.ts";
+import type { ServiceKind, ServiceScope, ServiceTarget } from "./service-target.ts";
+import { planService, serviceKind, serviceTarget, unitServesHome } from "./target.ts";
 
 /** What `fermix service …` works on; everything past scope and env is injectable for tests. */
 export type ServiceOptions = {

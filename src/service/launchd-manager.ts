@@ -1,6 +1,7 @@
-import type { ServiceManager } from "./manager.ts";
+import type { ServiceManager } from "./manager-contract.ts";
 import { type CommandRunner, mustRun } from "./service-command.ts";
-import { SERVICE_LABEL, type ServiceTarget } from "./target.ts";
+import type { ServiceTarget } from "./service-target.ts";
+import { SERVICE_LABEL } from "./target.ts";
 
 /**
  * `launchctl` on io.tezra.fermix. launchd reads a plist only at bootstrap, and KeepAlive respawns a job

@@ -1,7 +1,7 @@
 import type { Env } from "../config/env.ts";
 import { FermixError } from "../error.ts";
 import { spawn, which } from "../runtime/processes.ts";
-import type { ServiceTarget } from "./target.ts";
+import type { ServiceTarget } from "./service-target.ts";
 
 export type CommandResult = { code: number; stdout: string; stderr: string };
 /** Runs argv (argv[0] looked up on the PATH of the manager's env) and collects its output. */

@@ -1,6 +1,7 @@
-import type { ServiceManager } from "./manager.ts";
+import type { ServiceManager } from "./manager-contract.ts";
 import { type CommandRunner, mustRun } from "./service-command.ts";
-import { type ServiceTarget, SYSTEMD_UNIT_NAME } from "./target.ts";
+import type { ServiceTarget } from "./service-target.ts";
+import { SYSTEMD_UNIT_NAME } from "./target.ts";
 
 /** `systemctl [--user] …` on fermix.service. */
 export function createSystemdManager(target: ServiceTarget, run: CommandRunner): ServiceManager {

@@ -1,4 +1,4 @@
-import type { ServiceScope } from "./target.ts";
+import type { ServiceScope } from "./service-target.ts";
 
 export type SystemdUnitInput = {
   binary: string;

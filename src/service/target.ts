@@ -5,14 +5,9 @@ import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
 import { type ServiceAccount, systemServiceAccount } from "./account.ts";
 import { plistEnvironmentEntry, renderLaunchdPlist } from "./launchd-plist.ts";
+import type { ServiceKind, ServiceScope, ServiceTarget } from "./service-target.ts";
 import { renderSystemdUnit, systemdEnvironmentLine } from "./systemd-unit.ts";
 import { serviceEnvironment } from "./unit-env.ts";
-
-export type ServiceKind = "systemd" | "launchd";
-export type ServiceScope = "user" | "system";
-
-/** Where a service's unit lives and which manager runs it. */
-export type ServiceTarget = { kind: ServiceKind; scope: ServiceScope; path: string };
 
 /** What this binary would install: the target and the exact bytes of its unit. */
 export type ServicePlan = { target: ServiceTarget; content: string; home: string };

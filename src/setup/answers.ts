@@ -1,12 +1,13 @@
 import { UsageError } from "../cli/exit.ts";
 import type { Env } from "../config/env.ts";
-import type { Config, ProviderBlock } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
 import { providerKeySlot } from "../config/secret-slots.ts";
 import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
+import { EFFORTS, type Effort, type ProviderBlock } from "../config/sections/providers.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "../providers/descriptors.ts";
 import { effortLevels, resolveEffort } from "../providers/effort.ts";
 import { signInOf } from "../providers/sign-in.ts";
-import { EFFORTS, type Effort, type OAuthTarget } from "../providers/types.ts";
+import type { OAuthTarget } from "../providers/types.ts";
 import type { Prompter } from "./prompt.ts";
 import {
   type Checked,

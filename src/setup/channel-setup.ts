@@ -1,11 +1,5 @@
-import type { ChannelAdapter } from "../channels/channel.ts";
-import type { ChannelDeps } from "../channels/registry.ts";
 import { UsageError } from "../cli/exit.ts";
-import type { Env } from "../config/env.ts";
-import type { FermixPaths } from "../config/paths.ts";
 import { TELEGRAM_BOT_TOKEN_SLOT } from "../config/secret-slots.ts";
-import type { SecretStore } from "../config/secret-store.ts";
-import type { SecretDeps } from "../config/secrets.ts";
 import {
   askAnswer,
   askSecrets,
@@ -20,37 +14,8 @@ import {
   SLACK_FLAGS,
   saveChannel,
 } from "./_channel-setup-flow.ts";
-import type { SetupIo } from "./prompt.ts";
+import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup-contract.ts";
 import { type Checked, orUsage } from "./validate.ts";
-
-/** `fermix setup --channel NAME`'s options. The bot token never comes from the command line. */
-export type ChannelSetupFlags = {
-  channel: string;
-  ownerUserId?: string;
-  tokenStdin?: boolean;
-  skipTest?: boolean;
-  nonInteractive?: boolean;
-  /** Signal: the signal-cli account fermix answers as, and where signal-cli is. */
-  account?: string;
-  cliPath?: string;
-  /** WhatsApp: the business number's Phone number ID; the access token then the app secret piped, one a line. */
-  phoneNumberId?: string;
-  secretsStdin?: boolean;
-  /** Slack: socket (Socket Mode, the default) or webhook; its secrets are piped with secretsStdin too. */
-  mode?: string;
-};
-
-export type ChannelSetupDeps = {
-  env: Env;
-  paths: FermixPaths;
-  io: SetupIo;
-  store?: SecretStore;
-  secretRun?: SecretDeps["run"];
-  /** The channel adapters (the registry's); tests hand in their own. */
-  channels?: Record<string, (deps: ChannelDeps) => Promise<ChannelAdapter>>;
-  /** How long the token check may take (the adapter bounds its own request too). */
-  checkTimeoutMs?: number;
-};
 
 /** The channels setup can configure today (Signal's questions are its own: signal-setup.ts). */
 export const SETUP_CHANNELS = ["telegram", "signal", "whatsapp", "discord", "slack"] as const;

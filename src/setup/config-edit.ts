@@ -1,7 +1,8 @@
 import { parse } from "smol-toml";
 import { parseConfig } from "../config/load.ts";
 import { ConfigEditFailed, editConfigText } from "../config/sandbox-edit.ts";
-import type { Config, ProviderBlock } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
+import type { ProviderBlock } from "../config/sections/providers.ts";
 import { tableDoc, tomlString } from "../config/toml-text.ts";
 import { PROVIDERS } from "../providers/descriptors.ts";
 

@@ -1,6 +1,6 @@
-import type { SecretRef } from "../config/schema.ts";
 import { DISCORD_BOT_TOKEN_SLOT } from "../config/secret-slots.ts";
 import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
+import type { SecretRef } from "../config/sections/secret-ref.ts";
 import {
   askAnswer,
   askSecrets,
@@ -16,7 +16,7 @@ import {
   WHATSAPP_FLAGS,
   withDeadline,
 } from "./_channel-setup-flow.ts";
-import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup.ts";
+import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup-contract.ts";
 import { type Checked, orUsage } from "./validate.ts";
 
 const BOT_TOKEN: SecretSpec = {

@@ -9,7 +9,7 @@ import { createSecretStore, type SecretStore } from "../config/secret-store.ts";
 import type { SecretDeps } from "../config/secrets.ts";
 import { FermixError, isFermixError } from "../error.ts";
 import { probeProvider } from "../providers/probe.ts";
-import type { ServiceScope } from "../service/target.ts";
+import type { ServiceScope } from "../service/service-target.ts";
 import { type AnswerDeps, gatherPersonal, gatherProvider, type ProviderAnswers, type SetupFlags } from "./answers.ts";
 import { previewSetup, type SetupChanges, writeSetup } from "./config-edit.ts";
 import { createPrompter, type SetupIo, type StatusKind } from "./prompt.ts";

@@ -1,9 +1,11 @@
 import type { Env } from "../config/env.ts";
 import { isFermixError } from "../error.ts";
 import { ensureServiceUnit } from "../service/drift.ts";
-import { createServiceManager, type ServiceManager } from "../service/manager.ts";
+import { createServiceManager } from "../service/manager.ts";
+import type { ServiceManager } from "../service/manager-contract.ts";
 import type { CommandRunner } from "../service/service-command.ts";
-import { describeTarget, planService, type ServicePlan, type ServiceScope } from "../service/target.ts";
+import type { ServiceScope } from "../service/service-target.ts";
+import { describeTarget, planService, type ServicePlan } from "../service/target.ts";
 
 /**
  * Setup's last step: the unit this binary would write is installed and running. A unit that drifted from it

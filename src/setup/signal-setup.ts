@@ -9,7 +9,7 @@ import {
   report,
   writeChannelKeys,
 } from "./_channel-setup-flow.ts";
-import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup.ts";
+import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup-contract.ts";
 import type { Prompter } from "./prompt.ts";
 import type { Checked } from "./validate.ts";
 

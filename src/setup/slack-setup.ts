@@ -1,5 +1,5 @@
 import { SLACK_SECRET_SLOTS } from "../config/secret-slots.ts";
-import { DEFAULT_WEBHOOK_PORT } from "../gateway/channels-runtime.ts";
+import { DEFAULT_WEBHOOK_PORT } from "../config/sections/web.ts";
 import {
   askAnswer,
   askSecrets,
@@ -13,7 +13,7 @@ import {
   saveChannel,
   WHATSAPP_FLAGS,
 } from "./_channel-setup-flow.ts";
-import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup.ts";
+import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup-contract.ts";
 import { type Checked, orUsage } from "./validate.ts";
 
 type Mode = "socket" | "webhook";

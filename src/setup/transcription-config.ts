@@ -1,5 +1,5 @@
-import type { TRANSCRIPTION_BACKENDS, TranscriptionConfig } from "../config/schema.ts";
 import { transcriptionKeySlot } from "../config/secret-slots.ts";
+import type { TRANSCRIPTION_BACKENDS, TranscriptionConfig } from "../config/sections/transcription.ts";
 import { TRANSCRIBERS } from "../media/transcription/backends.ts";
 import type { ConfigWrites } from "../web/config-writes.ts";
 

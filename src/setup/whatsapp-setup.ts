@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { SecretRef } from "../config/schema.ts";
 import { resolveSecret } from "../config/secrets.ts";
-import { DEFAULT_WEBHOOK_PORT } from "../gateway/channels-runtime.ts";
+import type { SecretRef } from "../config/sections/secret-ref.ts";
+import { DEFAULT_WEBHOOK_PORT } from "../config/sections/web.ts";
 import {
   askAnswer,
   askSecrets,
@@ -16,7 +16,7 @@ import {
   SIGNAL_FLAGS,
   saveChannel,
 } from "./_channel-setup-flow.ts";
-import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup.ts";
+import type { ChannelSetupDeps, ChannelSetupFlags } from "./channel-setup-contract.ts";
 import { type Checked, orUsage } from "./validate.ts";
 
 const MAX_SECRET_CHARS = 2048;

@@ -1,4 +1,4 @@
-import type { Trust } from "../capabilities/tool.ts";
+import type { Trust } from "../capabilities/caller.ts";
 import { listEmbedded, readEmbedded } from "../embedded/assets.ts";
 import { defineError, isFermixError } from "../error.ts";
 import { parseSkill, type SkillDoc } from "./parse.ts";

@@ -1,4 +1,4 @@
-import type { App } from "../app.ts";
+import type { App } from "../app-contract.ts";
 import type { Env } from "../config/env.ts";
 import { createConfigWrites } from "./config-writes.ts";
 import { createHarnessWeb } from "./harness-deps.ts";

@@ -1,8 +1,8 @@
 import { CHANNELS } from "../channels/registry.ts";
 import type { Env } from "../config/env.ts";
 import type { FermixPaths } from "../config/paths.ts";
-import type { ChannelState } from "../gateway/channels-runtime.ts";
-import type { ChannelSetupFlags } from "../setup/channel-setup.ts";
+import type { ChannelState } from "../gateway/channels-runtime-contract.ts";
+import type { ChannelSetupFlags } from "../setup/channel-setup-contract.ts";
 import type { SetupIo } from "../setup/prompt.ts";
 
 /** A text field of a channel's card: an id, shown with its configured value (ids are not secrets). */

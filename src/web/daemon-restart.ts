@@ -3,7 +3,7 @@ import type { Env } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { spawn } from "../runtime/processes.ts";
 import { installedService } from "../service/daemon-control.ts";
-import type { ServiceManager } from "../service/manager.ts";
+import type { ServiceManager } from "../service/manager-contract.ts";
 import { selfCommand } from "../service/self.ts";
 import { daemonOutputPath } from "../service/target.ts";
 

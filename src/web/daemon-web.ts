@@ -1,13 +1,15 @@
-import type { App } from "../app.ts";
+import type { App } from "../app-contract.ts";
 import type { Env } from "../config/env.ts";
+import { DEFAULT_WEB_PORT } from "../config/sections/web.ts";
 import { createCardsDeps } from "./cards-deps.ts";
 import { createChannelsWeb } from "./channel-deps.ts";
 import { createDaemonRestart } from "./daemon-restart.ts";
 import type { RunSummary, WebDeps } from "./page.ts";
 import { createPluginsWeb } from "./plugin-deps.ts";
 import { createProviderSignIn } from "./provider-sign-in.ts";
-import { createWebServer, DEFAULT_WEB_PORT, type WebServer } from "./server.ts";
+import { createWebServer } from "./server.ts";
 import { createSetupActions } from "./setup-actions.ts";
+import type { WebServer } from "./web-server-contract.ts";
 
 /**
  * The setup page as the daemon runs it: the pages read the daemon's own status over its socket (what `fermix status`

@@ -1,4 +1,5 @@
 import { randomToken, sameSecret } from "./launch-token.ts";
+import type { Session, SessionStore } from "./session-store-contract.ts";
 
 /*
  * The setup page's gates, each a small function of the request: Host (DNS rebinding), Origin (CSRF on any
@@ -55,13 +56,11 @@ export function clearedSessionCookie(): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
 }
 
-export type Session = { id: string; fingerprint: string; csrf: string; expiresAt: number };
-
 /**
  * Browser sessions, in the daemon's memory: a daemon restart logs every browser out (a fresh launch link brings it
  * back). Each is bound to the setup token's fingerprint at launch, so rotating the token ends them all.
  */
-export function createSessionStore(deps: { now: () => number }) {
+export function createSessionStore(deps: { now: () => number }): SessionStore {
   const sessions = new Map<string, Session>();
   return {
     create(fingerprint: string): Session {
@@ -74,7 +73,6 @@ export function createSessionStore(deps: { now: () => number }) {
       sessions.set(session.id, session);
       return session;
     },
-    /** The live session the cookie names, if it is unexpired and bound to the current setup token. */
     find(cookieHeader: string | null, currentFingerprint: string | undefined): Session | undefined {
       const id = readCookie(cookieHeader, SESSION_COOKIE);
       const session = id ? sessions.get(id) : undefined;
@@ -91,8 +89,6 @@ export function createSessionStore(deps: { now: () => number }) {
     size: () => sessions.size,
   };
 }
-
-export type SessionStore = ReturnType<typeof createSessionStore>;
 
 /** The form's hidden token against the session's, in constant time. */
 export function csrfValid(session: Session, given: unknown): boolean {

@@ -1,5 +1,5 @@
 import type { Env } from "../config/env.ts";
-import type { HARNESS_VENDORS } from "../config/schema.ts";
+import type { HARNESS_VENDORS } from "../config/sections/harness.ts";
 import { which } from "../runtime/processes.ts";
 import type { ConfigWrites } from "./config-writes.ts";
 

@@ -1,4 +1,4 @@
-import type { Session } from "./gates.ts";
+import type { Session } from "./session-store-contract.ts";
 
 /** Text for HTML content and attribute values: the five characters that could end either. */
 export function escapeHtml(text: unknown): string {

@@ -1,8 +1,9 @@
 import { dirname } from "node:path";
 import { createAuthStore } from "../auth/auth-file.ts";
 import { fermixPaths } from "../config/paths.ts";
-import type { Config, IMAGE_BACKENDS } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
 import { GOOGLE_IMAGE_KEY_SLOT, providerKeySlot } from "../config/secret-slots.ts";
+import type { IMAGE_BACKENDS } from "../config/sections/tools.ts";
 import { findProvider } from "../providers/descriptors.ts";
 import type { ConfigWrites, SecretWrite } from "./config-writes.ts";
 

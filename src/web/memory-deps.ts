@@ -1,5 +1,5 @@
-import type { RevisionSummary } from "../memory/resources.ts";
-import type { Review, ReviewReport } from "../memory/review.ts";
+import type { RevisionSummary } from "../memory/resources-contract.ts";
+import type { Review, ReviewReport } from "../memory/review-contract.ts";
 
 /** The Memory card: `fermix memory review --now`, `revisions` and `restore`, on the daemon's own review runner. */
 export type MemoryWeb = {

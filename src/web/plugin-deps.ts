@@ -1,4 +1,5 @@
 import { type Env, processEnv } from "../config/env.ts";
+import { DEFAULT_WEB_PORT } from "../config/sections/web.ts";
 import type { ClientSecretState } from "../plugins/oauth/client-config.ts";
 import { fakeOAuthEndpoints } from "../plugins/oauth/fake-endpoints.ts";
 import { knownOAuthProviders, oauthProvider } from "../plugins/oauth/providers.ts";
@@ -54,7 +55,7 @@ export type PluginsWebOptions = {
 export function createPluginsWeb(opts: PluginsWebOptions = {}): PluginsWeb {
   const env = opts.env ?? processEnv();
   const oauth = createOAuthConnector({
-    webPort: opts.webPort ?? 4030,
+    webPort: opts.webPort ?? DEFAULT_WEB_PORT,
     deps: async () => {
       const [{ pluginContext }, { oauthDepsOf }] = await Promise.all([
         import("../cli/_plugins.ts"),

@@ -6,7 +6,7 @@ import { describe as describeProfile, profileStates } from "../auth/status.ts";
 import type { Env } from "../config/env.ts";
 import { loadConfig } from "../config/load.ts";
 import type { FermixPaths } from "../config/paths.ts";
-import type { ProviderBlock } from "../config/schema.ts";
+import type { ProviderBlock } from "../config/sections/providers.ts";
 import type { Log } from "../observability/log.ts";
 import { findProvider } from "../providers/descriptors.ts";
 

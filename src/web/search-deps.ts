@@ -1,6 +1,6 @@
 import type { Env } from "../config/env.ts";
-import { WEB_SEARCH_BACKENDS } from "../config/schema.ts";
 import { webSearchKeySlot } from "../config/secret-slots.ts";
+import { WEB_SEARCH_BACKENDS } from "../config/sections/tools.ts";
 import type { ConfigWrites } from "./config-writes.ts";
 
 export const SEARCH_BACKENDS = WEB_SEARCH_BACKENDS;

@@ -10,7 +10,6 @@ import {
   isStateChanging,
   originAllowed,
   refuse,
-  type Session,
   sessionCookie,
   withSecurityHeaders,
 } from "./gates.ts";
@@ -20,18 +19,11 @@ import type { Page, WebDeps } from "./page.ts";
 import { restartedTo } from "./pages/restart.ts";
 import { PAGES } from "./pages.ts";
 import { createPersistentSessionStore, sessionsFile } from "./session-store.ts";
-
-/** [fermix_web] port: the setup page's, never the webhooks' (4031). */
-export const DEFAULT_WEB_PORT = 4030;
+import type { Session } from "./session-store-contract.ts";
+import type { WebServer, WebState } from "./web-server-contract.ts";
 
 /** The forms are a few fields; anything past this is refused unread. */
 const MAX_FORM_BYTES = 64 * 1024;
-
-export type WebState =
-  | { state: "disabled" }
-  | { state: "idle" }
-  | { state: "listening"; port: number }
-  | { state: "failed"; port: number; reason: string };
 
 export type WebServerOptions = {
   port: number;
@@ -50,7 +42,7 @@ export type WebServerOptions = {
  * way in is a launch link minted by `fermix setup --web`, exchanged once for the session cookie. A port in use is a
  * state for doctor, never a failed daemon start.
  */
-export function createWebServer(opts: WebServerOptions) {
+export function createWebServer(opts: WebServerOptions): WebServer {
   const sessions = createPersistentSessionStore({ now: opts.now, file: sessionsFile(opts.paths) });
   const pages = opts.pages ?? PAGES;
   const nav = pages.map(({ path, title }) => ({ path, title }));
@@ -154,16 +146,12 @@ export function createWebServer(opts: WebServerOptions) {
   }
 
   return {
-    /** Listens on 127.0.0.1; a failure (the port in use) is the returned state, never a throw. */
     start: (): WebState => listener.start(),
     stop: () => listener.stop(),
     state: (): WebState => listener.state(),
-    /** For tests: how many browser sessions the daemon holds. */
     sessionCount: () => sessions.size(),
   };
 }
-
-export type WebServer = ReturnType<typeof createWebServer>;
 
 function redirect(location: string, headers: Record<string, string> = {}): Response {
   return new Response(null, { status: 303, headers: { location, ...headers } });

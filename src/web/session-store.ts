@@ -4,8 +4,9 @@ import * as v from "valibot";
 import type { FermixPaths } from "../config/paths.ts";
 import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
 import { sha256Hex } from "../runtime/hash.ts";
-import { readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from "./gates.ts";
+import { readCookie, SESSION_COOKIE, SESSION_TTL_MS } from "./gates.ts";
 import { randomToken } from "./launch-token.ts";
+import type { Session } from "./session-store-contract.ts";
 
 /** Where the sessions outlive a daemon restart: next to the setup token, 0600. */
 export function sessionsFile(paths: FermixPaths["web"]): string {

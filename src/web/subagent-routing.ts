@@ -1,11 +1,11 @@
 import { editConfigText } from "../config/sandbox-edit.ts";
 import type { Config } from "../config/schema.ts";
+import type { Effort } from "../config/sections/providers.ts";
 import { isFermixError } from "../error.ts";
 import { findProvider } from "../providers/descriptors.ts";
 import { effortLevels } from "../providers/effort.ts";
 import { validateRouting } from "../providers/routing-config.ts";
 import { putRoutingKey } from "../providers/routing-edit.ts";
-import type { Effort } from "../providers/types.ts";
 
 const TABLE = "fermix_core.routing";
 

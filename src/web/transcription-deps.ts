@@ -1,4 +1,5 @@
-import type { Config, TranscriptionConfig } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
+import type { TranscriptionConfig } from "../config/sections/transcription.ts";
 import { TRANSCRIBERS } from "../media/transcription/backends.ts";
 import {
   modelFor,

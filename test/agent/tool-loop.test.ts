@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { runToolLoop } from "../../src/agent/tool-loop.ts";
+import type { Caller } from "../../src/capabilities/caller.ts";
 import { createRegistry } from "../../src/capabilities/registry.ts";
-import { type AnyTool, type Caller, defineTool, type ToolContext } from "../../src/capabilities/tool.ts";
+import { type AnyTool, defineTool, type ToolContext } from "../../src/capabilities/tool.ts";
 import { createLog } from "../../src/observability/log.ts";
 import { findProvider } from "../../src/providers/descriptors.ts";
 import type { Route } from "../../src/providers/routes.ts";

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
-import type { ChannelAdapter } from "../../src/channels/channel.ts";
-import type { ChannelDeps } from "../../src/channels/registry.ts";
+import type { ChannelAdapter, ChannelDeps } from "../../src/channels/channel.ts";
 import { channelsCheck } from "../../src/doctor/channels-check.ts";
 import { runDoctor } from "../../src/doctor/run-doctor.ts";
 import type { ChannelsReport } from "../../src/protocol/schemas.ts";

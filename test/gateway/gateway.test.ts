@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { TurnInput, TurnResult } from "../../src/agent/turn.ts";
-import type { Caller } from "../../src/capabilities/tool.ts";
+import type { Caller } from "../../src/capabilities/caller.ts";
 import { FermixError } from "../../src/error.ts";
 import { CANNED } from "../../src/gateway/canned-replies.ts";
 import { channelAccess } from "../../src/gateway/channel-access.ts";

@@ -1,9 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import {
-  BACKGROUND_LIMIT,
-  type BackgroundTask,
-  createBackgroundTasks,
-} from "../../src/gateway/slash/background-tasks.ts";
+import { BACKGROUND_LIMIT, createBackgroundTasks } from "../../src/gateway/slash/background-tasks.ts";
+import type { BackgroundTask } from "../../src/gateway/slash/background-tasks-contract.ts";
 import { handleSlash, type SlashContext } from "../../src/gateway/slash.ts";
 import { fakeSlashContext, GUEST, LOCAL_OWNER } from "../fixture/slash-context.ts";
 

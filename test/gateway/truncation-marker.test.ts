@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { TurnInput, TurnResult } from "../../src/agent/turn.ts";
-import type { Caller } from "../../src/capabilities/tool.ts";
+import type { Caller } from "../../src/capabilities/caller.ts";
 import { channelAccess } from "../../src/gateway/channel-access.ts";
 import { createGateway } from "../../src/gateway/gateway.ts";
 import type { StreamingMode } from "../../src/gateway/reply-sink.ts";

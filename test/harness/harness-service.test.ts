@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { CLAUDE_PROTECTED_EDITS } from "../../src/harness/argv.ts";
-import type { JobService } from "../../src/jobs/job-service.ts";
+import type { JobService } from "../../src/jobs/job-service-contract.ts";
 import { groupEmptied, processIdentity } from "../../src/plugins/mcp-rail/child-groups.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { harnessSetup, TELEGRAM } from "./_setup.ts";

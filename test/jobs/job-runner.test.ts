@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { TurnInput, TurnResult } from "../../src/agent/turn.ts";
-import type { Caller } from "../../src/capabilities/tool.ts";
+import type { Caller } from "../../src/capabilities/caller.ts";
 import { FermixError } from "../../src/error.ts";
 import { createJobRunner, deliveryMessage, type JobRunnerDeps, SILENT_MARKER } from "../../src/jobs/job-runner.ts";
 import { createJobService } from "../../src/jobs/job-service.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { JobStore } from "../../src/jobs/job-store.ts";
+import type { JobStore } from "../../src/jobs/job-store-contract.ts";
 import type { Job, JobRun } from "../../src/jobs/job-types.ts";
 import {
   createScheduler,

@@ -1,7 +1,8 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { migrate } from "../../src/memory/db.ts";
-import { createMemoryStore, type RecallHit, type RecallSource } from "../../src/memory/memories.ts";
+import { createMemoryStore } from "../../src/memory/memories.ts";
+import type { RecallHit, RecallSource } from "../../src/memory/memories-contract.ts";
 import { createMessageStore } from "../../src/memory/messages.ts";
 import { effectiveScope, type MemoryCaller, type RequestedScope } from "../../src/memory/recall-scope.ts";
 import { conversationScope, jobScope, OWNER_SCOPE } from "../../src/memory/scopes.ts";

@@ -1,4 +1,4 @@
-import type { App } from "../../src/app.ts";
+import type { App } from "../../src/app-contract.ts";
 import { createSecretStore } from "../../src/config/secret-store.ts";
 import { loadCatalog } from "../../src/plugins/catalog/load-catalog.ts";
 import { createPluginHost } from "../../src/plugins/plugin-host.ts";

@@ -8,8 +8,9 @@ import { createLog } from "../../src/observability/log.ts";
 import { createMcpSupervisor, type McpSupervisorDeps } from "../../src/plugins/mcp-rail/supervisor.ts";
 import { createToolCache } from "../../src/plugins/mcp-rail/tool-cache.ts";
 import type { TokenStore } from "../../src/plugins/oauth/token-store.ts";
-import type { PluginHost, PluginState } from "../../src/plugins/plugin-host.ts";
-import { createPluginRuntime, type PluginRuntime, type PluginView } from "../../src/plugins/plugin-runtime.ts";
+import type { PluginHost, PluginState } from "../../src/plugins/plugin-host-contract.ts";
+import { createPluginRuntime } from "../../src/plugins/plugin-runtime.ts";
+import type { PluginRuntime, PluginView } from "../../src/plugins/plugin-runtime-contract.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { FAKE_SERVER, isGone, loggedPids, tempDir, writeMcpPlugin } from "./mcp-rail/_fixture.ts";
 

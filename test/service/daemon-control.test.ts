@@ -9,7 +9,7 @@ import {
   waitForDaemon,
 } from "../../src/service/daemon-control.ts";
 import { ensureServiceUnit } from "../../src/service/drift.ts";
-import type { ServiceManager } from "../../src/service/manager.ts";
+import type { ServiceManager } from "../../src/service/manager-contract.ts";
 import { planService } from "../../src/service/target.ts";
 import { fermixBinary } from "../fixture/binary.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";

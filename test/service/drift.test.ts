@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureServiceUnit, unitDrift } from "../../src/service/drift.ts";
 import { lineDiff } from "../../src/service/line-diff.ts";
-import type { ServiceManager } from "../../src/service/manager.ts";
-import { planService, type ServiceTarget } from "../../src/service/target.ts";
+import type { ServiceManager } from "../../src/service/manager-contract.ts";
+import type { ServiceTarget } from "../../src/service/service-target.ts";
+import { planService } from "../../src/service/target.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 
 const defer = cleanupAfterEach();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { createServiceManager } from "../../src/service/manager.ts";
-import type { ServiceTarget } from "../../src/service/target.ts";
+import type { ServiceTarget } from "../../src/service/service-target.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { fakeManager } from "./service-fixture.ts";
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ChannelAdapter } from "../../src/channels/channel.ts";
-import type { ChannelDeps } from "../../src/channels/registry.ts";
+import type { ChannelAdapter, ChannelDeps } from "../../src/channels/channel.ts";
 import { fermixPaths } from "../../src/config/paths.ts";
 import { createSecretStore } from "../../src/config/secret-store.ts";
-import { type ChannelSetupFlags, runChannelSetup, SETUP_CHANNELS } from "../../src/setup/channel-setup.ts";
+import { runChannelSetup, SETUP_CHANNELS } from "../../src/setup/channel-setup.ts";
+import type { ChannelSetupFlags } from "../../src/setup/channel-setup-contract.ts";
 import type { SetupIo } from "../../src/setup/prompt.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { tempHome } from "../fixture/home.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ServiceManager } from "../../src/service/manager.ts";
+import type { ServiceManager } from "../../src/service/manager-contract.ts";
 import { createDaemonRestart } from "../../src/web/daemon-restart.ts";
 
 const log = { info: () => {}, error: () => {} };

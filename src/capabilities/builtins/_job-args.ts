@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { defineError } from "../../error.ts";
-import type { JobService } from "../../jobs/job-service.ts";
+import type { JobService } from "../../jobs/job-service-contract.ts";
 import type { DeliveryMode, DeliveryTarget } from "../../jobs/job-types.ts";
-import type { ConversationKey } from "../../memory/messages.ts";
+import type { ConversationKey } from "../../memory/messages-contract.ts";
 import { findProvider, PROVIDER_IDS } from "../../providers/descriptors.ts";
 import type { ToolContext } from "../tool.ts";
 

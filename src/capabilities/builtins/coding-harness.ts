@@ -2,7 +2,7 @@ import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { claudeArgs, codexArgs } from "../../harness/argv.ts";
-import type { HarnessService, StartRequest } from "../../harness/harness-service.ts";
+import type { HarnessService, StartRequest } from "../../harness/harness-service-contract.ts";
 import { HARNESS_DEFAULTS, HarnessRefused, VENDOR_LABEL, type Vendor } from "../../harness/harness-types.ts";
 import { type AnyTool, defineTool, type ToolContext } from "../tool.ts";
 import { codingRunTools } from "./coding-runs.ts";

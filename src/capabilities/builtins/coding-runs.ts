@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { HarnessService } from "../../harness/harness-service.ts";
+import type { HarnessService } from "../../harness/harness-service-contract.ts";
 import { type HarnessRun, RUN_STATUSES, VENDOR_LABEL } from "../../harness/harness-types.ts";
 import { type AnyTool, defineTool } from "../tool.ts";
 

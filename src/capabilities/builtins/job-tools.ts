@@ -2,11 +2,11 @@ import * as v from "valibot";
 import { isFermixError } from "../../error.ts";
 import { type JobActor, jobOperations } from "../../jobs/job-operations.ts";
 import { jobPayload } from "../../jobs/job-payload.ts";
-import type { JobService } from "../../jobs/job-service.ts";
-import type { JobPatch } from "../../jobs/job-store.ts";
+import type { JobService } from "../../jobs/job-service-contract.ts";
+import type { JobPatch } from "../../jobs/job-store-contract.ts";
 import type { JobState, RunStatus } from "../../jobs/job-types.ts";
 import { describeSchedule, nextRunAt, parseSchedule, type Schedule } from "../../jobs/schedule.ts";
-import type { ConversationKey } from "../../memory/messages.ts";
+import type { ConversationKey } from "../../memory/messages-contract.ts";
 import { type AnyTool, defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 import {
   AllowedToolsArg,

@@ -1,15 +1,10 @@
 import * as v from "valibot";
-import {
-  CATEGORIES,
-  MAX_KEY_CHARS,
-  MAX_RECALL,
-  MAX_VALUE_CHARS,
-  type MemoryStore,
-  type RecallHit,
-} from "../../memory/memories.ts";
+import { CATEGORIES, MAX_KEY_CHARS, MAX_RECALL, MAX_VALUE_CHARS } from "../../memory/memories.ts";
+import type { MemoryStore, RecallHit } from "../../memory/memories-contract.ts";
 import { type EffectiveScope, effectiveScope, REQUESTED_SCOPES } from "../../memory/recall-scope.ts";
 import { describeScope } from "../../memory/scopes.ts";
-import { type Caller, defineTool, type ToolContext, type ToolResult } from "../tool.ts";
+import type { Caller } from "../caller.ts";
+import { defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 
 /** A scheduled run's caller carries its job id; jobs/ adds the field to Caller when it lands. */
 export type JobCaller = Caller & { jobId?: string };

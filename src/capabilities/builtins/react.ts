@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { type AnyTool, type ChannelReply, defineTool } from "../tool.ts";
+import type { ChannelReply } from "../channel-reply.ts";
+import { type AnyTool, defineTool } from "../tool.ts";
 
 const DESCRIPTION =
   "React to the user's current message with one emoji instead of a text reply (an acknowledgement); the turn ends there unless you also write an answer.";

@@ -1,8 +1,7 @@
-import type { DiscordConfig } from "../../config/schema.ts";
 import { DISCORD_BOT_TOKEN_SLOT } from "../../config/secret-slots.ts";
+import type { DiscordConfig } from "../../config/sections/channels.ts";
 import { defineError } from "../../error.ts";
-import type { ChannelAdapter } from "../channel.ts";
-import type { ChannelDeps } from "../registry.ts";
+import type { ChannelAdapter, ChannelDeps } from "../channel.ts";
 import { createAttachmentFetcher } from "./attachment-download.ts";
 import { createButtonTaps } from "./button-taps.ts";
 import { CHECK_TIMEOUT_MS, checkBot, TOKEN_FIX, whoAmI } from "./check-bot.ts";

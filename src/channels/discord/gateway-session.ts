@@ -1,6 +1,7 @@
 import type { WebSocketManager } from "@discordjs/ws";
 import type { ChannelHealth } from "../channel.ts";
 import type { DiscordRest } from "./discord-rest.ts";
+import type { GatewaySession } from "./gateway-session-contract.ts";
 
 /** GUILDS | GUILD_MESSAGES | DIRECT_MESSAGES | MESSAGE_CONTENT: messages in servers and DMs, with their text. */
 export const INTENTS = (1 << 0) | (1 << 9) | (1 << 12) | (1 << 15);
@@ -38,7 +39,7 @@ export type GatewaySessionDeps = {
  * under Bun and Deno), so the `ws` package is never used. Nothing here answers a message: dispatches go to
  * `onDispatch`; this keeps the connection and its health.
  */
-export function createGatewaySession(deps: GatewaySessionDeps) {
+export function createGatewaySession(deps: GatewaySessionDeps): GatewaySession {
   let manager: WebSocketManager | undefined;
   let stopped = false;
   let connected = false;
@@ -84,7 +85,6 @@ export function createGatewaySession(deps: GatewaySessionDeps) {
   }
 
   return {
-    /** Starts connecting and returns; READY, resumes and drops show in health(). */
     async start(): Promise<void> {
       const [{ WebSocketManager, WebSocketShardEvents }, rest] = await Promise.all([
         import("@discordjs/ws"),
@@ -162,5 +162,3 @@ export function createGatewaySession(deps: GatewaySessionDeps) {
     },
   };
 }
-
-export type GatewaySession = ReturnType<typeof createGatewaySession>;

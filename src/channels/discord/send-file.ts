@@ -1,5 +1,6 @@
+import type { OutboundFile } from "../../capabilities/channel-reply.ts";
 import { defineError } from "../../error.ts";
-import type { ChatTarget, OutboundFile, SentMessage } from "../channel.ts";
+import type { ChatTarget, SentMessage } from "../channel.ts";
 import type { DiscordRest } from "./discord-rest.ts";
 import { MAX_DISCORD_FILE_BYTES } from "./parse-message.ts";
 import { codepoints, MAX_CODEPOINTS, unitsFor } from "./reply-chunks.ts";

@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import type { SignalConfig } from "../../config/schema.ts";
+import type { OutboundFile } from "../../capabilities/channel-reply.ts";
+import type { SignalConfig } from "../../config/sections/channels.ts";
 import { defineError } from "../../error.ts";
-import type { ChannelAdapter, ChatTarget, InboundMessage, OutboundFile, SentMessage } from "../channel.ts";
-import type { ChannelDeps } from "../registry.ts";
+import type { ChannelAdapter, ChannelDeps, ChatTarget, InboundMessage, SentMessage } from "../channel.ts";
 import { parseReceive } from "./parse-envelope.ts";
 import { markdownToPlain } from "./plain-text.ts";
 import { signalChunks } from "./reply-chunks.ts";

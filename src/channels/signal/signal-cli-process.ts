@@ -1,5 +1,6 @@
 import { defineError } from "../../error.ts";
 import { type ProcessSpec, ProcessTransport } from "../../plugins/mcp-rail/process-transport.ts";
+import type { SignalCli, SignalCliState, SignalCliStatus } from "./signal-cli-contract.ts";
 
 /** signal-cli answered a request with a JSON-RPC error (its codes: -1 user error, -3 I/O, -5 rate limited …). */
 export const SignalRpcError = defineError<{ method: string; rpcCode: number; rpcData?: unknown }>("signal_rpc_error");
@@ -13,21 +14,6 @@ const STABLE_MS = 60_000;
 /** A JVM's cold start on a slow machine; past this without an answer the reason says so (the child is kept). */
 const PROBE_WAIT_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 30_000;
-
-/**
- * starting: launched, not yet answering; running: answering; restarting: it ended and waits out its backoff;
- * missing: the executable is not there (looked for again on each attempt); stopped: after stop().
- */
-export type SignalCliState = "starting" | "running" | "restarting" | "missing" | "stopped";
-
-export type SignalCliStatus = {
-  state: SignalCliState;
-  /** Why it is not running: the last exit (code and last stderr line), or what could not be found. */
-  reason?: string;
-  /** When it last answered or sent a notification. */
-  lastSeenAt?: number;
-  restarts: number;
-};
 
 export type SignalCliDeps = {
   /** The command to run, looked up on every attempt; a string says why there is nothing to run (not installed). */
@@ -53,7 +39,7 @@ type Pending = {
  * answers an object. If it ends it is started again with a growing wait; unlike an MCP server it is never given
  * up on — the channel has nothing else to receive with — and its state and the reason are data for health().
  */
-export function createSignalCli(deps: SignalCliDeps) {
+export function createSignalCli(deps: SignalCliDeps): SignalCli {
   let state: SignalCliState = "starting";
   let reason: string | undefined;
   let lastSeenAt: number | undefined;
@@ -182,12 +168,10 @@ export function createSignalCli(deps: SignalCliDeps) {
   };
 
   return {
-    /** Starts the child and keeps it running until stop(); returns at once. */
     start(): void {
       loop ??= supervise();
     },
 
-    /** A request to the running signal-cli; rejects with SignalRpcError (its answer) or SignalCliUnavailable. */
     request(method: string, params: Record<string, unknown>, opts: { timeoutMs?: number } = {}): Promise<unknown> {
       const transport = current;
       if (!transport || stopping) {
@@ -205,7 +189,6 @@ export function createSignalCli(deps: SignalCliDeps) {
       return { state, ...(reason ? { reason } : {}), ...(lastSeenAt ? { lastSeenAt } : {}), restarts };
     },
 
-    /** Ends the child and its process group; resolves once it has exited. */
     async stop(): Promise<void> {
       stopping = true;
       stopped.resolve();
@@ -216,8 +199,6 @@ export function createSignalCli(deps: SignalCliDeps) {
     },
   };
 }
-
-export type SignalCli = ReturnType<typeof createSignalCli>;
 
 function backoff(failures: number): number {
   return Math.min(FIRST_RESTART_WAIT_MS * 2 ** Math.max(0, failures - 1), MAX_RESTART_WAIT_MS);

@@ -1,5 +1,6 @@
+import type { OutboundFile } from "../../capabilities/channel-reply.ts";
 import { defineError } from "../../error.ts";
-import type { ChatTarget, OutboundFile, SentMessage } from "../channel.ts";
+import type { ChatTarget, SentMessage } from "../channel.ts";
 import { SlackApiError } from "./api-errors.ts";
 import { renderFirst } from "./mrkdwn.ts";
 import { rateLimited, whereParams } from "./send-reply.ts";

@@ -1,8 +1,7 @@
-import type { SlackConfig } from "../../config/schema.ts";
 import { SLACK_SECRET_SLOTS } from "../../config/secret-slots.ts";
+import type { SlackConfig } from "../../config/sections/channels.ts";
 import { defineError } from "../../error.ts";
-import type { ChannelAdapter, ChannelHealth, InboundMessage } from "../channel.ts";
-import type { ChannelDeps } from "../registry.ts";
+import type { ChannelAdapter, ChannelDeps, ChannelHealth, InboundMessage } from "../channel.ts";
 import { errorFix, errorKind, SlackApiError } from "./api-errors.ts";
 import { checkSlack } from "./check-auth.ts";
 import { messageKey, parseEvent } from "./parse-event.ts";

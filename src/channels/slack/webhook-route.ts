@@ -1,4 +1,4 @@
-import type { WebhookRoute } from "../../gateway/webhooks/webhook-listener.ts";
+import type { WebhookRoute } from "../../gateway/webhooks/webhook-listener-contract.ts";
 import { verifySlackSignature } from "./request-signature.ts";
 
 export const WEBHOOK_PATH = "/webhook/slack";

@@ -1,5 +1,6 @@
 import type { ChannelHealth } from "../channel.ts";
 import { type BotApi, TelegramApiError, TelegramUnreachable } from "./bot-api.ts";
+import type { Poller } from "./poller-contract.ts";
 
 /** Telegram holds a getUpdates this long when nothing arrives; the HTTP deadline leaves room over it. */
 export const POLL_TIMEOUT_S = 50;
@@ -39,7 +40,7 @@ export type PollerDeps = {
  * (another program polling the same token) is reported and backs off — and five in a row make the channel degraded
  * until a poll succeeds again. Polling stops only with stop().
  */
-export function createPoller(deps: PollerDeps) {
+export function createPoller(deps: PollerDeps): Poller {
   const sleep = deps.sleep ?? defaultSleep;
   const stopping = new AbortController();
   let offset: number | undefined;
@@ -154,10 +155,6 @@ export function createPoller(deps: PollerDeps) {
   }
 
   return {
-    /**
-     * Probes once (a token Telegram rejects fails here, loudly) and leaves the loop running. Any other failure of
-     * the probe is the loop's to retry: the channel starts, reports its state, and catches up when it can.
-     */
     async start(): Promise<void> {
       try {
         await probe();
@@ -189,8 +186,6 @@ export function createPoller(deps: PollerDeps) {
     },
   };
 }
-
-export type Poller = ReturnType<typeof createPoller>;
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

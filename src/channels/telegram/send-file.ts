@@ -1,5 +1,6 @@
+import type { OutboundFile } from "../../capabilities/channel-reply.ts";
 import { defineError } from "../../error.ts";
-import type { ChatTarget, OutboundFile, SentMessage } from "../channel.ts";
+import type { ChatTarget, SentMessage } from "../channel.ts";
 import type { BotApi } from "./bot-api.ts";
 import { safeCut } from "./html-nodes.ts";
 import { chatParams, rateLimited } from "./send-reply.ts";

@@ -1,8 +1,7 @@
 import * as v from "valibot";
-import type { TelegramConfig } from "../../config/schema.ts";
+import type { TelegramConfig } from "../../config/sections/channels.ts";
 import { defineError } from "../../error.ts";
-import type { ChannelAdapter } from "../channel.ts";
-import type { ChannelDeps } from "../registry.ts";
+import type { ChannelAdapter, ChannelDeps } from "../channel.ts";
 import { type BotApi, createBotApi, DEFAULT_API_BASE, TelegramApiError, TelegramFileTooLarge } from "./bot-api.ts";
 import { File } from "./bot-api-types.ts";
 import { checkBot } from "./check-bot.ts";

@@ -1,5 +1,6 @@
+import type { OutboundFile } from "../../capabilities/channel-reply.ts";
 import { defineError } from "../../error.ts";
-import type { ChatTarget, OutboundFile, SentMessage } from "../channel.ts";
+import type { ChatTarget, SentMessage } from "../channel.ts";
 import type { GraphApi } from "./graph-api.ts";
 import { messageTo, type SendAnswer, sentId } from "./send-reply.ts";
 

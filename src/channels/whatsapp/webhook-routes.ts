@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import type { Dedupe } from "../../gateway/webhooks/dedupe.ts";
-import type { WebhookRoute } from "../../gateway/webhooks/webhook-listener.ts";
+import type { Dedupe } from "../../gateway/webhooks/dedupe-contract.ts";
+import type { WebhookRoute } from "../../gateway/webhooks/webhook-listener-contract.ts";
 import type { InboundMessage } from "../channel.ts";
 import { type FetchMedia, parseWebhook, WebhookEnvelope } from "./webhook-payload.ts";
 import { sameSecret, validSignature } from "./webhook-signature.ts";

@@ -1,7 +1,6 @@
-import type { WhatsAppConfig } from "../../config/schema.ts";
+import type { WhatsAppConfig } from "../../config/sections/channels.ts";
 import { defineError } from "../../error.ts";
-import type { ChannelAdapter, InboundMessage } from "../channel.ts";
-import type { ChannelDeps } from "../registry.ts";
+import type { ChannelAdapter, ChannelDeps, InboundMessage } from "../channel.ts";
 import { checkNumber } from "./check-number.ts";
 import {
   createGraphApi,

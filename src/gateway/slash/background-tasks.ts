@@ -1,38 +1,25 @@
 import { FermixError } from "../../error.ts";
 import { newId } from "../../ids.ts";
-import type { ConversationKey } from "../../memory/messages.ts";
+import type { ConversationKey } from "../../memory/messages-contract.ts";
+import type {
+  BackgroundStart,
+  BackgroundStatus,
+  BackgroundTask,
+  BackgroundTasks,
+} from "./background-tasks-contract.ts";
 
 /** The earlier product's bounds: 8 running at once, the last 50 finished kept for /tasks. */
 export const BACKGROUND_LIMIT = 8;
 export const BACKGROUND_KEPT = 50;
 
-export type BackgroundStatus = "running" | "done" | "failed" | "stopped";
-
-export type BackgroundTask = {
-  id: string;
-  conversation: ConversationKey;
-  /** The command as typed (`/bg`), for /tasks. */
-  command: string;
-  prompt: string;
-  status: BackgroundStatus;
-  startedAt: number;
-  finishedAt?: number;
-};
-
-export type BackgroundStart = {
-  conversation: ConversationKey;
-  command: string;
-  prompt: string;
-  /** The work; its signal aborts on /stop. Resolves with what to post. */
-  run(signal: AbortSignal): Promise<string>;
-  post(text: string): Promise<void>;
-};
-
 /**
  * Background work of this process (one per app, across chats): started by /background, listed by /tasks, stopped
  * by /stop. The result is posted to the chat it came from; stopped work posts nothing (/stop has said so).
  */
-export function createBackgroundTasks(deps: { now: () => number; onSettled?: (task: BackgroundTask) => void }) {
+export function createBackgroundTasks(deps: {
+  now: () => number;
+  onSettled?: (task: BackgroundTask) => void;
+}): BackgroundTasks {
   const tasks: BackgroundTask[] = [];
   const controllers = new Map<string, AbortController>();
 
@@ -88,14 +75,12 @@ export function createBackgroundTasks(deps: { now: () => number; onSettled?: (ta
       return { ok: true, id: task.id };
     },
 
-    /** This conversation's work, oldest first. */
     list(conversation: ConversationKey): BackgroundTask[] {
       return tasks.filter((t) => sameConversation(t.conversation, conversation));
     },
 
     running: () => controllers.size,
 
-    /** /stop: aborts every running task; says how many. */
     stopAll(reason?: unknown): number {
       // Work already told to stop (and not yet unwound) is not counted twice.
       const running = [...controllers.values()].filter((c) => !c.signal.aborted);
@@ -104,8 +89,6 @@ export function createBackgroundTasks(deps: { now: () => number; onSettled?: (ta
     },
   };
 }
-
-export type BackgroundTasks = ReturnType<typeof createBackgroundTasks>;
 
 function describe(err: unknown): string {
   if (err instanceof FermixError || err instanceof Error) return err.message;

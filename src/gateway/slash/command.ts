@@ -1,9 +1,10 @@
 import type { RunProfile } from "../../agent/run-profile.ts";
-import type { Caller, DirectoryApprovals } from "../../capabilities/tool.ts";
-import type { ConversationKey } from "../../memory/messages.ts";
+import type { Caller } from "../../capabilities/caller.ts";
+import type { DirectoryApprovals } from "../../capabilities/directory-approvals.ts";
+import type { ConversationKey } from "../../memory/messages-contract.ts";
 import type { SandboxStatus } from "../../sandbox/types.ts";
 import type { SkillCatalog } from "../../skills/catalog.ts";
-import type { BackgroundTasks } from "./background-tasks.ts";
+import type { BackgroundTasks } from "./background-tasks-contract.ts";
 import type { SoulDeps } from "./soul-deps.ts";
 
 /**

@@ -2,12 +2,14 @@ import { completeOnce } from "../../agent/complete.ts";
 import { shippedTemplate } from "../../agent/prompt-files.ts";
 import { defineError } from "../../error.ts";
 import { randomHex } from "../../ids.ts";
-import { createResources, type Resources } from "../../memory/resources.ts";
+import { createResources } from "../../memory/resources.ts";
+import type { Resources } from "../../memory/resources-contract.ts";
 import type { Traces } from "../../observability/traces.ts";
 import type { RouterDeps } from "../../providers/router.ts";
 import type { Route } from "../../providers/routes.ts";
 import type { SqlDatabase } from "../../runtime/sqlite.ts";
-import { createSoulDrafts, type SoulDrafts } from "./soul-drafts.ts";
+import { createSoulDrafts } from "./soul-drafts.ts";
+import type { SoulDrafts } from "./soul-drafts-contract.ts";
 
 export const SoulReviewCallFailed = defineError<{ provider?: string }>("soul_review_call_failed");
 

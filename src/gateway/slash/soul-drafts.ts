@@ -1,6 +1,7 @@
-import type { ConversationKey } from "../../memory/messages.ts";
+import type { ConversationKey } from "../../memory/messages-contract.ts";
 import { sha256Hex } from "../../runtime/hash.ts";
 import type { SqlDatabase } from "../../runtime/sqlite.ts";
+import type { FoundDraft, SoulDraft, SoulDrafts } from "./soul-drafts-contract.ts";
 
 /** Long enough to read the diff; short enough that an old draft is never applied over a newer file. */
 export const SOUL_DRAFT_TTL_MS = 5 * 60_000;
@@ -8,25 +9,12 @@ export const SOUL_DRAFT_TTL_MS = 5 * 60_000;
 const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 const PREFIX = "soul.draft.";
 
-export type SoulDraft = {
-  /** SOUL.md as the review read it: applying over a file that changed since is refused. */
-  base: string;
-  proposed: string;
-  rationale: string;
-  diff: string;
-  warning?: string;
-  conversation: ConversationKey;
-  expiresAt: number;
-};
-
-type Found = { ok: true; draft: SoulDraft } | { ok: false; reason: string };
-
 /**
  * /soul review's drafts, waiting for /soul apply TOKEN. Kept in memory.db (memory_state, under a hash of the
  * token) rather than in memory, so a one-shot `fermix ask -s ID "/soul apply …"` finds what the previous ask
  * drafted. Bound to the conversation that asked, single use, expiring after five minutes.
  */
-export function createSoulDrafts(db: SqlDatabase, now: () => number = Date.now) {
+export function createSoulDrafts(db: SqlDatabase, now: () => number = Date.now): SoulDrafts {
   const read = db.query("SELECT value FROM memory_state WHERE key = $key");
   const write = db.query("INSERT INTO memory_state (key, value) VALUES ($key, $value)");
   const remove = db.query("DELETE FROM memory_state WHERE key = $key");
@@ -35,7 +23,7 @@ export function createSoulDrafts(db: SqlDatabase, now: () => number = Date.now) 
   );
   const keyOf = (token: string) => PREFIX + sha256Hex(token.trim().toUpperCase());
 
-  const find = (token: string, conversation: ConversationKey): Found => {
+  const find = (token: string, conversation: ConversationKey): FoundDraft => {
     const row = read.get({ key: keyOf(token) }) as { value: string } | null;
     if (!row) return { ok: false, reason: "no draft has that token (it may have expired or been applied)" };
     const draft = JSON.parse(row.value) as SoulDraft;
@@ -54,19 +42,15 @@ export function createSoulDrafts(db: SqlDatabase, now: () => number = Date.now) 
       return { token, expiresAt };
     },
 
-    /** For /soul diff: the draft stays. */
     get: find,
 
-    /** For /soul apply: a draft found is used up. */
-    take(token: string, conversation: ConversationKey): Found {
+    take(token: string, conversation: ConversationKey): FoundDraft {
       const found = find(token, conversation);
       if (found.ok) remove.run({ key: keyOf(token) });
       return found;
     },
   };
 }
-
-export type SoulDrafts = ReturnType<typeof createSoulDrafts>;
 
 function sameConversation(a: ConversationKey, b: ConversationKey): boolean {
   return a.channel === b.channel && a.chat === b.chat && (a.thread ?? "") === (b.thread ?? "");

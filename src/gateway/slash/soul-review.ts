@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { parseModelJson } from "../../agent/model-json.ts";
 import { estimateTokens } from "../../agent/token-estimate.ts";
 import { defineError } from "../../error.ts";
+import { parseModelJson } from "../../memory/model-json.ts";
 import { changedLines, diffLines, renderDiff } from "./_line-diff.ts";
 import SOUL_REVIEW_PROMPT from "./soul-review.md" with { type: "text" };
 

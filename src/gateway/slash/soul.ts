@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { defineSlashCommand, type SlashContext } from "./command.ts";
 import { SOUL_RESOURCE, type SoulDeps } from "./soul-deps.ts";
-import type { SoulDraft } from "./soul-drafts.ts";
+import type { SoulDraft } from "./soul-drafts-contract.ts";
 import { draftSoulEdit, parseReviewArgs } from "./soul-review.ts";
 
 const USAGE =

@@ -1,6 +1,6 @@
 import type { ChannelAdapter, ChatTarget } from "../../channels/channel.ts";
-import type { ReplySink } from "../reply-sink.ts";
 import { takeChunk } from "./chunk-text.ts";
+import type { ReplySink } from "./reply-sink-contract.ts";
 import type { StreamDeps } from "./stream-clock.ts";
 
 /** Long text falls back to chunks of this many UTF-16 units, cut at a paragraph where one falls in the range. */

@@ -1,6 +1,6 @@
 import type { ChannelAdapter, ChatTarget } from "../../channels/channel.ts";
-import type { ReplySink } from "../reply-sink.ts";
 import { balanceFences, takeChunk } from "./chunk-text.ts";
+import type { ReplySink } from "./reply-sink-contract.ts";
 import type { StreamDeps } from "./stream-clock.ts";
 
 /** The earlier product's DraftStream numbers (channels facts §10). */

@@ -1,3 +1,5 @@
+import type { Dedupe } from "./dedupe-contract.ts";
+
 /** How long a platform's message id is remembered: its retries of one delivery come within this. */
 export const DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -5,7 +7,7 @@ export const DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
  * Platforms re-deliver a webhook when the answer is slow or lost; one message must still make one turn. Keyed on
  * (channel, message id); an entry can be forgotten again when dispatching failed, so the platform's retry runs.
  */
-export function createDedupe(opts: { ttlMs?: number; now?: () => number } = {}) {
+export function createDedupe(opts: { ttlMs?: number; now?: () => number } = {}): Dedupe {
   const ttl = opts.ttlMs ?? DEDUPE_TTL_MS;
   const now = opts.now ?? Date.now;
   const seen = new Map<string, number>();
@@ -19,7 +21,6 @@ export function createDedupe(opts: { ttlMs?: number; now?: () => number } = {}) 
   };
 
   return {
-    /** True the first time a message is seen (within the TTL); false for a repeat. */
     first(channel: string, messageId: string): boolean {
       sweep();
       const key = `${channel}\u001f${messageId}`;
@@ -33,5 +34,3 @@ export function createDedupe(opts: { ttlMs?: number; now?: () => number } = {}) 
     },
   };
 }
-
-export type Dedupe = ReturnType<typeof createDedupe>;

@@ -1,20 +1,6 @@
-import { createLoopbackListener, type ListenerState } from "../../net/loopback-listener.ts";
+import { createLoopbackListener } from "../../net/loopback-listener.ts";
 import { readCapped } from "../../net/read-capped.ts";
-
-/** One webhook route a channel serves, e.g. POST /webhook/slack. */
-export type WebhookRoute = {
-  method: "GET" | "POST";
-  path: string;
-  /**
-   * Answers one request. `rawBody` is the body exactly as it arrived: signatures are checked over it before
-   * anything is parsed.
-   */
-  handle(request: Request, rawBody: Uint8Array): Promise<Response>;
-};
-
-export type WebhookRegistry = { register(route: WebhookRoute): void };
-
-export type WebhookListenerState = ListenerState;
+import type { WebhookListener, WebhookListenerState, WebhookRoute } from "./webhook-listener-contract.ts";
 
 /** The earlier product's answers, for what no route handles itself. */
 export const WEBHOOK_ANSWERS = {
@@ -38,7 +24,7 @@ export const MAX_WEBHOOK_BODY_BYTES = 4 * 1024 * 1024;
 export function createWebhookListener(opts: {
   port: number;
   log: { info(msg: string): void; error(msg: string): void };
-}) {
+}): WebhookListener {
   const routes = new Map<string, WebhookRoute>();
 
   async function handle(request: Request): Promise<Response> {
@@ -68,7 +54,6 @@ export function createWebhookListener(opts: {
       routes.set(`${route.method} ${route.path}`, route);
     },
 
-    /** Starts listening when any route is registered; resolves with the state either way. */
     start(): WebhookListenerState {
       return routes.size ? listener.start() : listener.state();
     },
@@ -77,5 +62,3 @@ export function createWebhookListener(opts: {
     state: () => listener.state(),
   };
 }
-
-export type WebhookListener = ReturnType<typeof createWebhookListener>;

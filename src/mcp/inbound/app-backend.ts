@@ -1,4 +1,4 @@
-import type { App } from "../../app.ts";
+import type { App } from "../../app-contract.ts";
 import type { AnyTool, ToolContext } from "../../capabilities/tool.ts";
 import { askLocally } from "../../gateway/local-ask.ts";
 import { newId } from "../../ids.ts";

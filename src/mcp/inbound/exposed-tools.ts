@@ -1,5 +1,6 @@
+import type { Caller, PolicyClass } from "../../capabilities/caller.ts";
 import { mayUse } from "../../capabilities/policy.ts";
-import type { AnyTool, Caller, PolicyClass } from "../../capabilities/tool.ts";
+import type { AnyTool } from "../../capabilities/tool.ts";
 import type { InboundClass, InboundSettings } from "./settings.ts";
 
 /** The agent-turn tool every inbound server offers unless [mcp.inbound] denied_tools names it. */

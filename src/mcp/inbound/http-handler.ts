@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { App } from "../../app.ts";
+import type { App } from "../../app-contract.ts";
 import { createDaemonClient } from "../../protocol/client.ts";
 import { createAppBackend } from "./app-backend.ts";
 import { createInboundServer } from "./mcp-server.ts";

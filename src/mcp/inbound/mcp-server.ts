@@ -8,7 +8,7 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
-import type { ToolOutcome } from "../../capabilities/registry.ts";
+import type { ToolOutcome } from "../../capabilities/registry-contract.ts";
 import type { AnyTool } from "../../capabilities/tool.ts";
 import { redact } from "../../observability/redact.ts";
 import type { AskDone } from "../../protocol/schemas.ts";

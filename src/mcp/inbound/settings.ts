@@ -1,4 +1,6 @@
-import type { Config, McpInboundConfig, SecretRef } from "../../config/schema.ts";
+import type { Config } from "../../config/schema.ts";
+import type { McpInboundConfig } from "../../config/sections/mcp.ts";
+import type { SecretRef } from "../../config/sections/secret-ref.ts";
 
 /** The coarse classes an MCP client's owner picks from; each built-in maps to one (exposed-tools.ts). */
 export type InboundClass = "read_only" | "read_write" | "exec" | "network" | "external_api";

@@ -1,8 +1,10 @@
 import type { AnyTool } from "../../capabilities/tool.ts";
-import type { Config, SecretRef } from "../../config/schema.ts";
+import type { Config } from "../../config/schema.ts";
+import type { SecretRef } from "../../config/sections/secret-ref.ts";
 import type { Log } from "../../observability/log.ts";
 import type { McpServerHandle, McpSupervisor } from "../../plugins/mcp-rail/supervisor.ts";
 import { SupervisorClosed } from "../../plugins/mcp-rail/supervisor.ts";
+import type { OutboundMcp } from "./outbound-runtime-contract.ts";
 import { type OutboundServer, outboundServers } from "./server-config.ts";
 import { handleName, outboundSource } from "./server-source.ts";
 import { createServerMemory } from "./server-state.ts";
@@ -36,7 +38,7 @@ export type OutboundDeps = {
  * background, and a one-shot ask waits at most FIRST_DISCOVERY_WAIT_MS, once, for a server it has no tool
  * list for.
  */
-export function createOutboundMcp(deps: OutboundDeps) {
+export function createOutboundMcp(deps: OutboundDeps): OutboundMcp {
   const now = deps.now ?? Date.now;
   const memory = createServerMemory(deps.home, now);
   const launched = new Map<string, string>();
@@ -181,10 +183,8 @@ export function createOutboundMcp(deps: OutboundDeps) {
   };
 
   return {
-    /** Whether config.toml configures any server (a turn without any loads nothing for them). */
     configured: (config: Config) => Object.keys(config.mcp?.servers ?? {}).length > 0,
 
-    /** Readies this turn's servers and returns their tools as they are now (the getter stays current mid-turn). */
     async forTurn(config: Config): Promise<() => readonly AnyTool[]> {
       const servers = runnable(config);
       if (!servers.length && !launched.size) return () => [];
@@ -193,13 +193,11 @@ export function createOutboundMcp(deps: OutboundDeps) {
       return () => toolsOf(servers);
     },
 
-    /** The daemon at boot: every configured server starts in the background. */
     startServers: async (config: Config) => {
       const servers = runnable(config);
       if (servers.length) await sync(servers);
     },
 
-    /** Each configured server's state in this process, for doctor and status. */
     report(config: Config): OutboundStatus[] {
       return outboundServers(config).map((server) =>
         statusOf(server, supervisor?.get(handleName(server)), memory.state(server)),
@@ -212,5 +210,3 @@ export function createOutboundMcp(deps: OutboundDeps) {
     },
   };
 }
-
-export type OutboundMcp = ReturnType<typeof createOutboundMcp>;

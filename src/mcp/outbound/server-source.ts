@@ -1,7 +1,7 @@
-import type { SecretRef } from "../../config/schema.ts";
+import type { SecretRef } from "../../config/sections/secret-ref.ts";
 import { McpRuntimeMissing } from "../../plugins/mcp-rail/launch.ts";
+import type { McpTool } from "../../plugins/mcp-rail/mcp-tool.ts";
 import type { ProcessSpec } from "../../plugins/mcp-rail/process-transport.ts";
-import type { McpTool } from "../../plugins/mcp-rail/server-handle.ts";
 import type { McpSource } from "../../plugins/mcp-rail/source.ts";
 import { which } from "../../runtime/processes.ts";
 import { systemPath } from "../../sandbox/child-env.ts";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writePrivateFileAtomically } from "../../fs/write-private-file.ts";
-import type { McpTool } from "../../plugins/mcp-rail/server-handle.ts";
+import type { McpTool } from "../../plugins/mcp-rail/mcp-tool.ts";
 import { createToolCache } from "../../plugins/mcp-rail/tool-cache.ts";
 import type { OutboundServer } from "./server-config.ts";
 

@@ -1,5 +1,6 @@
-import type { Config, SecretRef } from "../../config/schema.ts";
+import type { Config } from "../../config/schema.ts";
 import { GOOGLE_IMAGE_KEY_SLOT } from "../../config/secret-slots.ts";
+import type { SecretRef } from "../../config/sections/secret-ref.ts";
 import { IMAGE_SERVICES } from "./backends.ts";
 import type { ImageBackend } from "./image-types.ts";
 import { CODEX_LOGIN } from "./openai-codex.ts";

@@ -1,4 +1,4 @@
-import type { IMAGE_BACKENDS } from "../../config/schema.ts";
+import type { IMAGE_BACKENDS } from "../../config/sections/tools.ts";
 import { defineError } from "../../error.ts";
 import type { BearerSource } from "../../providers/types.ts";
 

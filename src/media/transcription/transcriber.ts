@@ -1,6 +1,8 @@
 import type { Env } from "../../config/env.ts";
-import type { Config, SecretRef, TranscriptionConfig } from "../../config/schema.ts";
+import type { Config } from "../../config/schema.ts";
 import { transcriptionKeySlot } from "../../config/secret-slots.ts";
+import type { SecretRef } from "../../config/sections/secret-ref.ts";
+import type { TranscriptionConfig } from "../../config/sections/transcription.ts";
 import { TRANSCRIBERS } from "./backends.ts";
 import {
   type AudioClip,

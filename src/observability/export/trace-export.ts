@@ -1,10 +1,10 @@
 import type { Env } from "../../config/env.ts";
 import type { Config } from "../../config/schema.ts";
 import { resolveSecret, type SecretDeps } from "../../config/secrets.ts";
+import { EXPORT_DEFAULTS } from "../../config/sections/observability.ts";
 import { defineError } from "../../error.ts";
 import type { Log } from "../log.ts";
 import { createExportQueue, type ExportQueueStats } from "./export-queue.ts";
-import { EXPORT_DEFAULTS } from "./export-settings.ts";
 import { createOpikSender, OPIK_DEFAULT_PROJECT, OPIK_DEFAULT_URL, type OpikTarget } from "./opik.ts";
 import { createOtlpSender, OTLP_DEFAULT_ENDPOINT, type OtlpTarget, parseOtlpHeaders } from "./otlp.ts";
 import { createSpanAssembler, type ExportSpan } from "./span-assembler.ts";

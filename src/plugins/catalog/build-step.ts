@@ -5,7 +5,7 @@ import { EMBEDDED } from "../../embedded/assets.ts";
 import { DEV_PUBLIC_KEY_FILE, TRUSTED_KEYS_FILE, type TrustedKeysFile } from "../../trust/embedded-keys.ts";
 import { createTrustMaterial, keyHint } from "../../trust/trust-material.ts";
 import { buildCatalog } from "./build-catalog.ts";
-import { loadCatalog } from "./load-catalog.ts";
+import { readCatalog } from "./read-catalog.ts";
 
 const DEV_PRIVATE_KEY_FILE = "catalog/keys/dev-signing-key.pem";
 
@@ -21,7 +21,7 @@ export async function runCatalogStep(opts: { root: string; env: Record<string, s
   const trusted: TrustedKeysFile = { public_keys: [publicKeyPem] };
   await writeFile(join(outDir, TRUSTED_KEYS_FILE), `${JSON.stringify(trusted, null, 2)}\n`);
   // Prove the binary will accept what we just wrote before embedding it.
-  await loadCatalog({ root: outDir, trust: createTrustMaterial({ publicKeys: [publicKeyPem] }) });
+  await readCatalog({ root: outDir, trust: createTrustMaterial({ publicKeys: [publicKeyPem] }) });
   return { release, keyHint: keyHint(publicKeyPem), plugins: index.plugins.length };
 }
 

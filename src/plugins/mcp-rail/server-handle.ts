@@ -1,20 +1,12 @@
 import type { Log } from "../../observability/log.ts";
 import type { DiscoveredTool, McpSession, SessionTransport } from "./connect.ts";
 import { McpRuntimeMissing } from "./launch.ts";
+import type { McpTool } from "./mcp-tool.ts";
 import type { McpSource } from "./source.ts";
 import { type McpCallResult, toCallResult } from "./tool-result.ts";
 
 /** `stopped` is a handle after stop(); a later `start` of the plugin makes a new handle. */
 export type McpStatus = "ready" | "starting" | "quarantined" | "stopped";
-
-export type McpTool = {
-  /** `<plugin>_<sanitised MCP name>`, `[a-z0-9_]`, at most 64 bytes, unique within the plugin. */
-  name: string;
-  /** The name the server knows the tool by. */
-  mcpName: string;
-  description: string;
-  inputSchema: object;
-};
 
 export type McpServerHandle = {
   readonly plugin: string;

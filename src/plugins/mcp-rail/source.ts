@@ -1,6 +1,6 @@
 import type { McpSession } from "./connect.ts";
 import { type McpPlugin, processSpec } from "./launch.ts";
-import type { McpTool } from "./server-handle.ts";
+import type { McpTool } from "./mcp-tool.ts";
 import { toolNames } from "./tool-names.ts";
 
 /** What one discovery attempt is told by the supervisor. */

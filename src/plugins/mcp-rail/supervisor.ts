@@ -1,11 +1,13 @@
 import { defineError } from "../../error.ts";
 import type { Log } from "../../observability/log.ts";
 import type { McpPlugin } from "./launch.ts";
-import { type HandleOptions, type McpServerHandle, type McpTool, startServer } from "./server-handle.ts";
+import type { McpTool } from "./mcp-tool.ts";
+import { type HandleOptions, type McpServerHandle, startServer } from "./server-handle.ts";
 import { type McpSource, pluginSource } from "./source.ts";
 
 export type { McpPlugin } from "./launch.ts";
-export type { McpServerHandle, McpStatus, McpTool } from "./server-handle.ts";
+export type { McpTool } from "./mcp-tool.ts";
+export type { McpServerHandle, McpStatus } from "./server-handle.ts";
 export type { McpSource } from "./source.ts";
 export type { McpCallResult } from "./tool-result.ts";
 

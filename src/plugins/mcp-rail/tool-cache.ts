@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writePrivateFileAtomically } from "../../fs/write-private-file.ts";
-import type { McpTool } from "./server-handle.ts";
+import type { McpTool } from "./mcp-tool.ts";
 
 /** Which build of a plugin a cached list belongs to: another version or another folder is another list. */
 export type CacheKey = { name: string; version: string; dir: string };

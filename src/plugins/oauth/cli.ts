@@ -1,5 +1,6 @@
-import type { Config, SecretRef } from "../../config/schema.ts";
+import type { Config } from "../../config/schema.ts";
 import { oauthClientSecretSlot } from "../../config/secret-slots.ts";
+import type { SecretRef } from "../../config/sections/secret-ref.ts";
 import { defineError } from "../../error.ts";
 import type { Log } from "../../observability/log.ts";
 import type { CliResult } from "../settings/cli.ts";

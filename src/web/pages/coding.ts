@@ -1,4 +1,4 @@
-import { HARNESS_VENDORS } from "../../config/schema.ts";
+import { HARNESS_VENDORS } from "../../config/sections/harness.ts";
 import { VENDOR_COMMANDS } from "../harness-deps.ts";
 import { html } from "../html.ts";
 import { definePage } from "../page.ts";

@@ -1,4 +1,4 @@
-import { IMAGE_BACKENDS } from "../../config/schema.ts";
+import { IMAGE_BACKENDS } from "../../config/sections/tools.ts";
 import { checkModel } from "../../setup/validate.ts";
 import { html } from "../html.ts";
 import { IMAGE_DEFAULT_MODELS, type ImageBackend } from "../media-deps.ts";

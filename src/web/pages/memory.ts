@@ -1,4 +1,4 @@
-import type { ReviewReport } from "../../memory/review.ts";
+import type { ReviewReport } from "../../memory/review-contract.ts";
 import { html } from "../html.ts";
 import { definePage } from "../page.ts";
 import { csrfField } from "./_fields.ts";

@@ -1,13 +1,9 @@
-import type { Config, ProviderBlock } from "../../config/schema.ts";
+import type { Config } from "../../config/schema.ts";
+import { EFFORTS, type Effort, type ProviderBlock } from "../../config/sections/providers.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "../../providers/descriptors.ts";
 import { effortLevels } from "../../providers/effort.ts";
-import {
-  createModelListing,
-  type ModelListing,
-  type ModelListingService,
-  sameOllamaModel,
-} from "../../providers/model-listing.ts";
-import { EFFORTS, type Effort } from "../../providers/types.ts";
+import { createModelListing, sameOllamaModel } from "../../providers/model-listing.ts";
+import type { ModelListing, ModelListingService } from "../../providers/model-listing-contract.ts";
 import { currentPrimary } from "../../setup/answers.ts";
 import { checkApiKey, checkBaseUrl, checkModel } from "../../setup/validate.ts";
 import { type Html, html } from "../html.ts";

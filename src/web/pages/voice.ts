@@ -1,4 +1,4 @@
-import { TRANSCRIPTION_BACKENDS } from "../../config/schema.ts";
+import { TRANSCRIPTION_BACKENDS } from "../../config/sections/transcription.ts";
 import { TRANSCRIBERS } from "../../media/transcription/backends.ts";
 import { checkModel } from "../../setup/validate.ts";
 import { html } from "../html.ts";

@@ -2,9 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILTIN_TOOLS } from "../../../src/capabilities/builtins/registry.ts";
+import type { Caller } from "../../../src/capabilities/caller.ts";
+import type { ChannelReply, OutboundFile } from "../../../src/capabilities/channel-reply.ts";
 import { createRegistry } from "../../../src/capabilities/registry.ts";
-import type { Caller, ChannelReply, ToolContext } from "../../../src/capabilities/tool.ts";
-import type { OutboundFile } from "../../../src/channels/channel.ts";
+import type { ToolContext } from "../../../src/capabilities/tool.ts";
 import { makeTree } from "../../sandbox/_tree.ts";
 
 const tree = makeTree();

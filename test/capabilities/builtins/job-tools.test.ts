@@ -1,13 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { JOB_TOOLS } from "../../../src/capabilities/builtins/job-tools.ts";
 import { BUILTIN_TOOLS } from "../../../src/capabilities/builtins/registry.ts";
+import type { Caller } from "../../../src/capabilities/caller.ts";
 import { createRegistry } from "../../../src/capabilities/registry.ts";
-import type { Caller, ToolContext } from "../../../src/capabilities/tool.ts";
+import type { ToolContext } from "../../../src/capabilities/tool.ts";
 import type { Config } from "../../../src/config/schema.ts";
 import { createJobService } from "../../../src/jobs/job-service.ts";
 import { parseSchedule } from "../../../src/jobs/schedule.ts";
 import { migrate } from "../../../src/memory/db.ts";
-import type { ConversationKey } from "../../../src/memory/messages.ts";
+import type { ConversationKey } from "../../../src/memory/messages-contract.ts";
 import { type Route, resolveRoutes } from "../../../src/providers/routes.ts";
 import { openSqlite } from "../../../src/runtime/sqlite.ts";
 import type { SkillCatalog } from "../../../src/skills/catalog.ts";

@@ -1,12 +1,14 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { MEMORY_TOOLS } from "../../../src/capabilities/builtins/memory-tools.ts";
+import type { Caller } from "../../../src/capabilities/caller.ts";
 import { createRegistry } from "../../../src/capabilities/registry.ts";
-import type { Caller, ToolContext } from "../../../src/capabilities/tool.ts";
+import type { ToolContext } from "../../../src/capabilities/tool.ts";
 import { migrate } from "../../../src/memory/db.ts";
-import { createMemoryStore, type MemoryStore } from "../../../src/memory/memories.ts";
-import type { ConversationKey } from "../../../src/memory/messages.ts";
+import { createMemoryStore } from "../../../src/memory/memories.ts";
+import type { MemoryStore } from "../../../src/memory/memories-contract.ts";
 import { createMessageStore } from "../../../src/memory/messages.ts";
+import type { ConversationKey } from "../../../src/memory/messages-contract.ts";
 import { conversationScope, jobScope } from "../../../src/memory/scopes.ts";
 import { createLog } from "../../../src/observability/log.ts";
 import type { Message } from "../../../src/providers/types.ts";

@@ -1,8 +1,9 @@
 import { toolHelp } from "../../../src/capabilities/builtins/tool-help.ts";
+import type { Caller } from "../../../src/capabilities/caller.ts";
 import type { DeferralContext } from "../../../src/capabilities/deferral/bridges.ts";
 import { splitSurface } from "../../../src/capabilities/deferral/split.ts";
 import { createRegistry } from "../../../src/capabilities/registry.ts";
-import type { AnyTool, Caller } from "../../../src/capabilities/tool.ts";
+import type { AnyTool } from "../../../src/capabilities/tool.ts";
 import { GUEST_PLUGIN_TOOLS, PLUGIN_TOOLS } from "./_plugin-tools.ts";
 
 export const operator: Caller = { trust: "operator", local: true, attended: true };

@@ -3,7 +3,8 @@
  * ship, plus two a guest may use, for the deferral tests. Each execute echoes its name and arguments.
  */
 import * as v from "valibot";
-import { type AnyTool, defineTool, type PolicyClass } from "../../../src/capabilities/tool.ts";
+import type { PolicyClass } from "../../../src/capabilities/caller.ts";
+import { type AnyTool, defineTool } from "../../../src/capabilities/tool.ts";
 
 // name, description, parameters (a trailing "?" marks an optional one) → description
 type Row = [string, string, Record<string, string>];

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import type { InboundMessage } from "../../../src/channels/channel.ts";
 import { WEBHOOK_PATH, whatsappWebhookRoutes } from "../../../src/channels/whatsapp/webhook-routes.ts";
 import { createDedupe } from "../../../src/gateway/webhooks/dedupe.ts";
-import type { WebhookRoute } from "../../../src/gateway/webhooks/webhook-listener.ts";
+import type { WebhookRoute } from "../../../src/gateway/webhooks/webhook-listener-contract.ts";
 import { waImage, waSticker, waText, webhookPayload } from "../../fake/whatsapp-graph-api.ts";
 
 const SECRET = "app-secret-for-unit-tests";

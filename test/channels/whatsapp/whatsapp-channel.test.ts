@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { oneOffDeps } from "../../../src/channels/registry.ts";
 import { createWhatsAppChannel } from "../../../src/channels/whatsapp/whatsapp-channel.ts";
-import type { WebhookRoute } from "../../../src/gateway/webhooks/webhook-listener.ts";
+import type { WebhookRoute } from "../../../src/gateway/webhooks/webhook-listener-contract.ts";
 import { type FakeWhatsApp, startFakeWhatsApp, waText } from "../../fake/whatsapp-graph-api.ts";
 import { cleanupAfterEach } from "../../fixture/cleanup.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ReviewReport } from "../../../src/memory/review.ts";
+import type { ReviewReport } from "../../../src/memory/review-contract.ts";
 import type { MemoryWeb } from "../../../src/web/memory-deps.ts";
 import type { WebDeps } from "../../../src/web/page.ts";
 import { memoryPage } from "../../../src/web/pages/memory.ts";

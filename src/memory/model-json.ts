@@ -2,7 +2,8 @@ import * as v from "valibot";
 
 /**
  * The JSON object a model was asked to answer with. Models wrap JSON in prose or code fences now and then; the
- * object itself is what is validated, and a failure says where.
+ * object itself is what is validated, and a failure says where. In memory/, the base layer, because the memory
+ * review here and the gateway's soul review both parse such answers.
  */
 export function parseModelJson<T>(
   text: string,
