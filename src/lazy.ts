@@ -9,3 +9,13 @@ export function lazy<T extends object>(make: () => T): T {
     },
   });
 }
+
+/** A step that must happen at most once, however many callers ask for it (FERMIX_HOME's prompt files). */
+export function once(step: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    step();
+  };
+}

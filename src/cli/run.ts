@@ -52,31 +52,16 @@ export default defineCommand({
         dir: app.paths.children,
         onError: (err) => app.log.warn(`could not record a child process group: ${err.message}`),
       });
-      // The setup page's listener, beside the socket: a port in use is a state (doctor, status), never a failed start.
-      const { createDaemonWeb } = await import("../web/daemon-web.ts");
-      const web = await createDaemonWeb(app, env);
-      const daemon = await startDaemon(app, { web: () => web?.state() ?? { state: "disabled" } });
+      const daemon = await startDaemon(app, { web: () => app.web() });
       if (stopAsked) void daemon.stop();
       running = daemon;
-      web?.start();
       if (app.plugins.enabled()) void checkCatalog();
-      // In the background: a server that never answers must not hold up the daemon or any turn.
-      void app.plugins
-        .startServers()
-        .catch((err) => app.log.withTag("plugins").error(`plugin servers did not start: ${(err as Error).message}`));
-      // Chat channels start beside the daemon, each with a bounded wait; one that fails is a state, not a stop.
-      void app.channels
-        .start()
-        .catch((err) => app.log.withTag("channels").error(`channels did not start: ${(err as Error).message}`));
-      // The job clock; runs a killed predecessor left running are marked interrupted before anything fires.
-      await app
-        .jobs()
-        .then((jobs) => jobs.start())
-        .catch((err) => app.log.withTag("jobs").error(`scheduled jobs are not running: ${(err as Error).message}`));
+      // The daemon's parts (src/subsystems.ts) in list order: the setup page, plugin and MCP servers, jobs' clock,
+      // chat channels… Nothing that can hang is waited for: a part that fails is a state (status, doctor), not a stop.
+      await app.start();
       // The one line a supervisor or a script waits for, whether or not log lines go to stderr.
       if (!logToStderr) await writeStderr(`fermix: listening on ${app.paths.socket} (pid ${process.pid})\n`);
       await daemon.stopped;
-      await web?.stop();
       return EXIT.ok;
     } catch (err) {
       return reportError(err);

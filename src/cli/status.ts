@@ -55,6 +55,13 @@ export function renderStatus(
   if (status.version !== VERSION) {
     text += `${paint.warn("warning:")} the daemon runs version ${status.version} but this binary is ${VERSION}; restart it: fermix restart\n`;
   }
+  // A part of the daemon in trouble says so, in its own words (its object is what /v1/health and doctor read too).
+  for (const part of status.subsystems ?? []) {
+    if (part.state !== "failed" && part.state !== "degraded") continue;
+    const paintState = part.state === "failed" ? paint.fail : paint.warn;
+    text += `${part.name}: ${paintState(part.state)}${part.detail ? ` — ${part.detail}` : ""}
+`;
+  }
   for (const name of status.reconnect) {
     text += `plugins: ${name} ${paint.warn("needs reconnecting")} — fermix plugins auth reauthorize ${name}\n`;
   }

@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import type { App } from "../app.ts";
 import { forgetAuth } from "../auth/forget-route.ts";
 import { FermixError } from "../error.ts";
 import { askLocally } from "../gateway/local-ask.ts";
@@ -14,19 +13,9 @@ import {
 } from "../protocol/schemas.ts";
 import { reloadReport } from "../skills/report.ts";
 import { VERSION } from "../version.ts";
-import type { WebState } from "../web/server.ts";
+import type { DaemonState } from "./daemon-state.ts";
 import { errorResponse, serialise, toFermixError } from "./http-errors.ts";
 import { handleJobRoute } from "./job-routes.ts";
-
-export type DaemonState = {
-  app: App;
-  startedAt: number;
-  /** Turns in flight, aborted when the daemon shuts down. */
-  turns: Set<AbortController>;
-  requestShutdown(): void;
-  /** The setup page's listener (absent: this daemon serves none). */
-  web?: () => WebState;
-};
 
 /** Routes `/v1/...`. Every body that arrives is validated with the shared protocol schemas. */
 export async function handle(req: Request, state: DaemonState): Promise<Response> {
@@ -41,7 +30,12 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
           protocol: { version: PROTOCOL_VERSION, min_client: MIN_CLIENT_PROTOCOL },
         } satisfies Hello);
       case "GET /v1/health":
-        return Response.json({ ok: true, version: VERSION, pid: process.pid } satisfies Health);
+        return Response.json({
+          ok: true,
+          version: VERSION,
+          pid: process.pid,
+          subsystems: subsystemStates(state),
+        } satisfies Health);
       case "GET /v1/status":
         return Response.json(status(state));
       case "POST /v1/ask":
@@ -127,9 +121,15 @@ function status(state: DaemonState): Status {
     primary_provider: primary,
     fallback_providers: fallbacks,
     active_turns: state.turns.size,
+    subsystems: subsystemStates(state),
     ...(state.web ? { web: state.web() } : {}),
     trace_export: state.app.traceExport(),
   };
+}
+
+/** Each part of the daemon as its own object says (the same objects doctor and `channels status` read). */
+function subsystemStates(state: DaemonState) {
+  return state.app.subsystems.map((part) => part.status());
 }
 
 async function ask(req: Request, state: DaemonState): Promise<Response> {

@@ -36,6 +36,16 @@ export const daemonCheck = defineCheck({
         "fermix restart",
       );
     }
+    // A part of the daemon whose start failed (its own status object says why); a degraded one has its own row.
+    const failed = (status.subsystems ?? []).filter((part) => part.state === "failed");
+    if (failed.length) {
+      const parts = failed.map((part) => `${part.name} (${part.detail ?? "failed"})`).join(", ");
+      return row(
+        "warn",
+        `${running}, but these parts did not start: ${parts}`,
+        "fix what it says, then fermix restart",
+      );
+    }
     return row("ok", running);
   },
 });

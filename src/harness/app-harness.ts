@@ -1,12 +1,13 @@
 import type { AnyTool } from "../capabilities/tool.ts";
 import type { Config } from "../config/schema.ts";
 import type { ChannelDeliveryDeps } from "../jobs/channel-delivery.ts";
-import type { JobService } from "../jobs/job-service.ts";
-import type { ConversationKey } from "../memory/messages.ts";
+import type { JobService } from "../jobs/job-service-contract.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { createCliDetector } from "./cli-detect.ts";
 import { offeredHarness } from "./gate.ts";
-import type { HarnessService, HarnessServiceDeps } from "./harness-service.ts";
+import type { HarnessServiceDeps } from "./harness-service.ts";
+import type { HarnessService } from "./harness-service-contract.ts";
 import { hasPendingHarnessResults } from "./harness-store.ts";
 
 /** The service's deps as the composition root has them: the database opened on first use, the CLIs found here. */
@@ -16,22 +17,28 @@ export type AppHarnessDeps = Omit<HarnessServiceDeps, "db" | "cli" | "channel" |
   jobs: () => Promise<JobService>;
 };
 
+export interface AppHarness {
+  /** The service, loaded on first use. */
+  service(): Promise<HarnessService>;
+  /** The harness tools this config offers (undefined: none), as a live-tools getter. */
+  tools(config: Config): Promise<(() => readonly AnyTool[]) | undefined>;
+  /** Coding results waiting for this CLI conversation, shown before its next turn like job answers. */
+  showPending(input: { key: ConversationKey; onNotice?: (text: string) => void }): Promise<void>;
+  /** Ends this process's runs (recorded as interrupted). */
+  stop(): Promise<void>;
+}
+
 /**
  * The coding harness as the composition root wires it. Nothing of it loads for a turn until the owner approved it;
  * then its tools join the turn's extra tools and the service starts on first use.
  */
-export function createAppHarness(deps: AppHarnessDeps) {
+export function createAppHarness(deps: AppHarnessDeps): AppHarness {
   const cli = createCliDetector(deps.env.PATH);
   let service: Promise<HarnessService> | undefined;
   const load = () =>
     (service ??= import("./harness-service.ts").then(({ createHarnessService }) =>
       createHarnessService({ ...deps, db: deps.db(), cli }),
     ));
-  // A daemon marks the runs a killed predecessor left active as interrupted right away (their processes were
-  // reaped at its start), so no reader sees them running; only where the harness was ever approved.
-  if (deps.role === "daemon" && deps.config().fermix_core?.harness?.approved === true) {
-    setTimeout(() => void load().catch((err) => deps.log.warn(`coding harness: ${(err as Error).message}`)), 0);
-  }
   let toolSet: Promise<{ list: (offered: ReturnType<typeof offeredHarness>) => AnyTool[] }> | undefined;
   // One array per offer, so a turn sees the same list while nothing changes (joinTools compares arrays).
   let last: { key: string; tools: readonly AnyTool[] } | undefined;

@@ -53,7 +53,16 @@ export type AskDone = v.InferOutput<typeof AskDone>;
 export const AskText = v.object({ delta: v.string() });
 export const AskNotice = v.object({ text: v.string() });
 
-export const Health = v.object({ ok: v.boolean(), version: v.string(), pid: v.number() });
+/** One part of the daemon (src/subsystems.ts) as `status`, `/v1/health` and doctor show it; absent from an older daemon. */
+export const SubsystemStatus = v.object({ name: v.string(), state: v.string(), detail: v.optional(v.string()) });
+export type SubsystemStatus = v.InferOutput<typeof SubsystemStatus>;
+
+export const Health = v.object({
+  ok: v.boolean(),
+  version: v.string(),
+  pid: v.number(),
+  subsystems: v.optional(v.array(SubsystemStatus)),
+});
 export type Health = v.InferOutput<typeof Health>;
 
 export const Hello = v.object({
@@ -72,6 +81,7 @@ export const Status = v.object({
   primary_provider: v.nullable(v.string()),
   fallback_providers: v.array(v.string()),
   active_turns: v.number(),
+  subsystems: v.optional(v.array(SubsystemStatus)),
   /** The setup page ([fermix_web], src/web/server.ts): disabled, listening on 127.0.0.1, or failed with the reason. */
   web: v.optional(v.looseObject({ state: v.string(), port: v.optional(v.number()), reason: v.optional(v.string()) })),
   /** The daemon's trace exporters (src/observability/export/), empty when off; absent from an older daemon. */

@@ -1,0 +1,144 @@
+import type { Caller } from "../capabilities/caller.ts";
+import { commandProfileSource } from "../capabilities/command-profiles.ts";
+import type { Config } from "../config/schema.ts";
+import type { Lanes } from "../gateway/lanes-contract.ts";
+import type { SlashAnswer } from "../gateway/slash/command.ts";
+import { joinTools } from "../mcp/outbound/join-tools.ts";
+import type { MemoryStore } from "../memory/memories-contract.ts";
+import type { ConversationKey } from "../memory/messages-contract.ts";
+import type { Observers } from "../observability/observers.ts";
+import type { SkillCatalog } from "../skills/catalog.ts";
+import { skillsIndex } from "../skills/prompt-index.ts";
+import type { PluginSkills } from "../skills/sources.ts";
+import { runTurn, type TurnDeps, type TurnInput, type TurnResult } from "./turn.ts";
+import type { TurnAddition, TurnSource } from "./turn-addition.ts";
+import type { TurnEvents } from "./turn-events.ts";
+
+export type CallerTurn = TurnInput & { caller: Caller };
+
+/** Everything a turn is run with: the agent's own deps, and the parts that join a turn (in list order). */
+export type TurnRunnerDeps = Omit<
+  TurnDeps,
+  "routes" | "skillsIndex" | "unknownToolHint" | "extraTools" | "deferTools"
+> & {
+  /** config.toml as it is now. */
+  config: () => Config;
+  /** Resolves the routes of a turn (a "@keyring" key may mean a keyring lookup); throws with the fix when none. */
+  routes: TurnDeps["routes"];
+  lanes: Lanes;
+  skills: SkillCatalog;
+  /** The plugin skill folders the catalog reads (a change is followed by a rescan). */
+  offerPluginSkills(skills: readonly PluginSkills[]): void;
+  memory: Pick<MemoryStore, "noteConversation">;
+  events: Observers<TurnEvents>;
+  /** What each part adds to a turn, asked in this order (plugins, MCP servers, the harness, jobs' answers). */
+  sources: readonly TurnSource[];
+  /** Seeds the prompt files before the first turn writes to FERMIX_HOME. */
+  prepareHome(): void;
+  /** A slash command's answer for this caller (a reply, or the turn to run instead); undefined: not one. */
+  slash(text: string, origin: { caller: Caller; conversation: ConversationKey }): Promise<SlashAnswer | undefined>;
+};
+
+export interface TurnRunner {
+  /**
+   * One turn in its conversation's lane; slash commands are answered before any model sees them. Resolves with
+   * the reply; the turn_finished observers (compaction, memory review) then run inside the lane.
+   */
+  ask(input: CallerTurn): Promise<TurnResult>;
+  /** A scheduled job's run, in its session's lane, with no observers after it. */
+  job(input: CallerTurn): Promise<TurnResult>;
+  /** Detached work (/background): outside any lane, unattended, no slash commands. */
+  detached(input: CallerTurn): Promise<TurnResult>;
+}
+
+export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
+  const agent = createAgentTurn(deps);
+  /** Slash commands first; a job's task is never one, and an /ultra turn's text is its prompt. */
+  const runOne = async (input: CallerTurn): Promise<{ result: TurnResult; finished: boolean }> => {
+    const answer =
+      input.job || input.runProfile || !input.text.trimStart().startsWith("/")
+        ? undefined
+        : await deps.slash(input.text, { caller: input.caller, conversation: input.key });
+    if (typeof answer === "string")
+      return { result: { response: answer, provider: "fermix", model: "slash-command", turnId: "" }, finished: false };
+    const turn = answer ? { ...input, text: answer.turn.text, runProfile: answer.turn.runProfile } : input;
+    return { result: await agent(turn), finished: !input.job };
+  };
+  return {
+    ask: (input) =>
+      new Promise<TurnResult>((resolve, reject) => {
+        void deps.lanes.run(laneOf(input), async () => {
+          let outcome: Awaited<ReturnType<typeof runOne>>;
+          try {
+            outcome = await runOne(input);
+          } catch (err) {
+            reject(err);
+            return;
+          }
+          resolve(outcome.result);
+          // Still inside the lane: the conversation's next turn waits for this and sees its result.
+          if (outcome.finished) await deps.events.emit("turn_finished", { input, result: outcome.result });
+        });
+      }),
+    job: (input) =>
+      new Promise<TurnResult>((resolve, reject) => {
+        void deps.lanes.run(laneOf(input), () => runOne(input).then((o) => resolve(o.result), reject));
+      }),
+    detached: (input) => agent(input),
+  };
+}
+
+/** One agent turn, no slash commands: the parts' additions gathered, then the model and tool loop. */
+function createAgentTurn(deps: TurnRunnerDeps): (input: CallerTurn) => Promise<TurnResult> {
+  // The skills of enabled plugins, as the latest turn's parts offered them (read in place, at guest trust).
+  let offeredSkillsKey: string | undefined;
+  return async (input) => {
+    // Resolved once per turn; no provider → fail here, before anything is written to FERMIX_HOME.
+    const turnRoutes = input.job?.routes ?? deps.routes(input.choice ?? {});
+    deps.prepareHome();
+    const config = deps.config();
+    const opening = { key: input.key, caller: input.caller, config, job: !!input.job, onNotice: input.onNotice };
+    const additions: TurnAddition[] = [];
+    for (const source of deps.sources) {
+      const added = await source(opening);
+      if (added) additions.push(added);
+    }
+    // Enabled plugins' skills join the catalog; a change of them (a plugin enabled, a dev_local folder) rescans it.
+    const offered: PluginSkills[] = additions.flatMap((a) => a.skills ?? []);
+    const key = JSON.stringify(offered);
+    if (key !== offeredSkillsKey) {
+      deps.offerPluginSkills(offered);
+      if (offeredSkillsKey !== undefined) await deps.skills.reload();
+      offeredSkillsKey = key;
+    }
+    const { skills: known } = await deps.skills.load();
+    // The "owner" recall scope covers the conversations the owner spoke in.
+    deps.memory.noteConversation(input.key, input.caller.trust);
+    return runTurn(input, {
+      ...deps,
+      routes: () => turnRoutes,
+      skillsIndex: (surface) =>
+        [skillsIndex(known, surface), ...additions.map((a) => a.promptSection?.())].filter(Boolean).join("\n\n"),
+      unknownToolHint: async (name) => {
+        for (const a of additions) {
+          const hint = await a.unknownToolHint?.(name);
+          if (hint) return hint;
+        }
+        return undefined;
+      },
+      extraTools: joinTools(...additions.map((a) => a.tools)),
+      deferTools: config.fermix_core?.tools?.tool_search?.enabled !== false,
+      onToolExecution: (e) => void deps.events.emit("tool_executed", e),
+    });
+  };
+}
+
+/** The owner's `[sandbox.commands]` as cmd_<name> tools: operator turns only. */
+export const commandProfilesSource: TurnSource = async (opening) => {
+  const tools = commandProfileSource(opening.config, opening.caller);
+  return tools && { tools };
+};
+
+export function laneOf(input: TurnInput): string {
+  return `${input.key.channel}:${input.key.chat}:${input.key.thread ?? ""}`;
+}

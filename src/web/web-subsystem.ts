@@ -1,0 +1,26 @@
+import type { App } from "../app-contract.ts";
+import type { Env } from "../config/env.ts";
+import type { Config } from "../config/schema.ts";
+import { defineSubsystem } from "../subsystem.ts";
+import type { WebServer } from "./web-server-contract.ts";
+
+export type WebDeps = { config: Config; env: Env; app(): App };
+
+/**
+ * The setup page's listener, beside the socket, in the daemon only. A port in use is a state (doctor, status),
+ * never a failed start. Its pages load with it; the boot waits for it, so `status` never sees it half made.
+ */
+export const webSubsystem = defineSubsystem({
+  name: "web",
+  wanted: (deps: WebDeps) => deps.config.fermix_web?.enabled !== false,
+  load: async (deps: WebDeps): Promise<WebServer | null> =>
+    (await (await import("./daemon-web.ts")).createDaemonWeb(deps.app(), deps.env)) ?? null,
+  start: async (web) => void web?.start(),
+  awaitStart: true,
+  stop: async (web) => web?.stop(),
+  status: (web) => {
+    const state = web?.state() ?? { state: "disabled" };
+    if (state.state === "failed") return { state: "degraded", detail: state.reason };
+    return { state: state.state === "listening" ? "running" : "idle" };
+  },
+});
