@@ -17,7 +17,11 @@ function home() {
 }
 
 /** A daemon socket speaking the real /v1/status shape, with the version the test names. */
-function fakeDaemon(h: TempHome, version: string, opts: { hang?: boolean } = {}) {
+function fakeDaemon(
+  h: TempHome,
+  version: string,
+  opts: { hang?: boolean; subsystems?: Array<{ name: string; state: string; detail?: string }> } = {},
+) {
   const server = Bun.serve({
     unix: `${h.home}/daemon.sock`,
     async fetch(req) {
@@ -33,6 +37,7 @@ function fakeDaemon(h: TempHome, version: string, opts: { hang?: boolean } = {})
         primary_provider: "openai",
         fallback_providers: [],
         active_turns: 0,
+        ...(opts.subsystems ? { subsystems: opts.subsystems } : {}),
       });
     },
   });
@@ -78,6 +83,26 @@ describe("doctor: daemon socket", () => {
       title: "daemon",
       status: "ok",
       detail: `running (pid 4242, version ${deps.version})`,
+    });
+  });
+
+  test("a part of the daemon that did not start is named with its reason; a degraded one has its own row", async () => {
+    const h = home();
+    const deps = doctorDeps(h, viaSocket(h));
+    fakeDaemon(h, deps.version, {
+      subsystems: [
+        { name: "jobs", state: "failed", detail: "memory.db is locked" },
+        { name: "web", state: "degraded", detail: "port 4030 is in use" },
+        { name: "plugins", state: "off" },
+      ],
+    });
+    const { rows } = await runDoctor(deps, [daemonCheck]);
+    expect(rows[0]).toEqual({
+      id: "daemon",
+      title: "daemon",
+      status: "warn",
+      detail: `running (pid 4242, version ${deps.version}), but these parts did not start: jobs (memory.db is locked)`,
+      fix: "fix what it says, then fermix restart",
     });
   });
 
