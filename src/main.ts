@@ -52,6 +52,8 @@ export const fermix = defineCommand({
     complete: lazy(() => import("./cli/complete.ts")),
     // Hidden: install.sh runs it on a freshly downloaded binary when cosign is absent.
     "verify-release": lazy(() => import("./cli/verify-release.ts")),
+    // Hidden: `fermix upgrade` runs it on the new binary before it stops the daemon.
+    "check-config": lazy(() => import("./cli/check-config.ts")),
   },
 });
 

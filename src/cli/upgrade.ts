@@ -10,6 +10,7 @@ import { isVersion } from "../release/semver.ts";
 import { hostTarget } from "../release/targets.ts";
 import { spawn } from "../runtime/processes.ts";
 import { embeddedTrust } from "../trust/embedded-keys.ts";
+import { checkConfigWith } from "../upgrade/config-check.ts";
 import { daemonControlFor } from "../upgrade/daemon-adapter.ts";
 import { detectInstallMethod, refusePackageManaged } from "../upgrade/install-method.ts";
 import { type UpgradeOutcome, upgrade } from "../upgrade/upgrade.ts";
@@ -70,6 +71,7 @@ export default defineCommand({
           trust: embeddedTrust(),
           daemon: daemonControlFor(env),
           runVersion,
+          checkConfig: (staged) => checkConfigWith(staged, env),
           say: (line) => void writeErr(`${progress.clear()}fermix: ${line}\n`),
           onProgress: progress.update,
         },

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { checkAppConfig } from "../app-config.ts";
 import type { Env } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
@@ -153,10 +154,23 @@ export async function stopDaemon(opts: {
   return { stopped: true, pid: before.pid };
 }
 
-/** Stops the daemon if it runs, then starts it again (through the service when installed). */
+export type RestartOptions = StartOptions & {
+  /**
+   * Throws what the daemon about to start would refuse at start. By default this fermix's own check, for
+   * `opts.binary` is this fermix; `fermix upgrade` starts another binary and hands in that one's check.
+   */
+  checkConfig?: (env: Env) => Promise<unknown>;
+};
+
+/**
+ * Stops the daemon if it runs, then starts it again (through the service when installed). The config the next
+ * daemon loads is checked first: a broken config.toml is refused with its error and the running daemon is not
+ * touched, rather than stopped for a successor that cannot start.
+ */
 export async function restartDaemon(
-  opts: StartOptions,
+  opts: RestartOptions,
 ): Promise<{ stopped: { stopped: boolean; pid?: number }; started: StartResult }> {
+  await (opts.checkConfig ?? checkAppConfig)(opts.env);
   const stopped = await stopDaemon(opts);
   const started = await startDaemon(opts);
   return { stopped, started };

@@ -43,6 +43,11 @@ export type UpgradeDeps = {
   daemon: DaemonControl;
   /** Runs `binary --version` and returns what it printed (trimmed). */
   runVersion: (binary: string) => Promise<string>;
+  /**
+   * The config check of the daemon `binary` starts (src/upgrade/config-check.ts): throws the sentence it would stop
+   * on; "unchecked" for a release that has no check.
+   */
+  checkConfig: (binary: string) => Promise<"checked" | "unchecked">;
   now?: () => number;
   /** Progress for people: one line per step. */
   say?: (line: string) => void;
@@ -183,6 +188,7 @@ async function run(
 
   const before = await deps.daemon.health();
   const supervised = await deps.daemon.serviceInstalled();
+  if (before.running || supervised) await checkNewConfig(deps, staging, to, say, record);
   copyFileSync(deps.binary, deps.paths.previous);
   chmodSync(deps.paths.previous, 0o755);
   await deps.onStage?.("previous_saved");
@@ -228,6 +234,30 @@ async function run(
   throw UpgradeRolledBack(`${to} failed its health check (${failure}); rolled back, ${from} is running again`, {
     reason: failure,
   });
+}
+
+/**
+ * Before the swap and the stop: the new release's daemon must start on this config.toml, or the upgrade is refused
+ * with its sentence and the running daemon is left alone (restarting onto it would stop the daemon, then roll back).
+ */
+async function checkNewConfig(
+  deps: UpgradeDeps,
+  staging: string,
+  to: string,
+  say: (line: string) => void,
+  record: (status: UpgradeStatus, reason?: string) => void,
+): Promise<void> {
+  let checked: "checked" | "unchecked";
+  try {
+    checked = await deps.checkConfig(staging);
+  } catch (err) {
+    removeQuietly(staging);
+    removeQuietly(deps.paths.journal);
+    const message = `fermix ${to} would not start on this config: ${(err as Error).message}; nothing was changed and the daemon was not stopped`;
+    record("refused", message);
+    throw UpgradeRefused(message, { reason: "config_invalid" });
+  }
+  if (checked === "unchecked") say(`${to} has no config check; its start is watched instead`);
 }
 
 /** Undefined when the daemon answered with `version` in time; otherwise why not. */

@@ -62,6 +62,33 @@ describe("fermix start | stop | restart (compiled binary, real daemon)", () => {
     expect((await fermix("stop")).code).toBe(0);
   });
 
+  test("restart with a config.toml the new daemon would refuse: refused with its sentence, the daemon keeps running", async () => {
+    const { h, fermix } = setup();
+    const start = await fermix("start");
+    const [, pid] = STARTED.exec(start.stdout)!;
+    const file = join(h.home, "config.toml");
+    // Valid TOML and schema, refused only by the routing check the daemon makes at start.
+    h.writeConfig('[fermix_core.routing]\ncron_provider = "gemini"\n');
+    expect(await fermix("restart")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        `fermix: ${file}: [fermix_core.routing] cron_provider: unknown provider "gemini"\n` +
+        "fermix: nothing was stopped; fix config.toml, then run fermix restart again\n",
+    });
+    h.writeConfig("[fermix_core\n");
+    const broken = await fermix("restart");
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toStartWith(`fermix: ${file}: line 1, column`);
+    // The same daemon answers.
+    const status = await fermix("status");
+    expect(status.code).toBe(0);
+    expect(status.stdout).toStartWith(`fermix: running (pid ${pid},`);
+    // Fixed, the restart goes through.
+    h.writeConfig("");
+    expect((await fermix("restart")).stdout).toMatch(/^fermix: restarted \(pid \d+, version [\w.-]+\)\n$/);
+  });
+
   test("a daemon that cannot start: start says why and shows its last words, exit 1", async () => {
     const { h, fermix } = setup();
     h.writeConfig("[fermix_core\n");
@@ -125,7 +152,7 @@ describe("fermix start | stop | restart (compiled binary, real daemon)", () => {
       "Usage: fermix restart
 
       Stop, then start the daemon (after an upgrade or a config change).
-      A daemon that is not running is just started. It waits until the daemon answers.
+      A daemon that is not running is just started. It waits until the daemon answers. A config.toml the new daemon would refuse is refused first, and the running daemon keeps running.
 
       Options:
         -h, --help               show this help

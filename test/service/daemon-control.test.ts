@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   daemonHealth,
   installedService,
+  restartDaemon,
   startDaemon,
   stopDaemon,
   waitForDaemon,
@@ -68,6 +69,50 @@ describe("daemon control with a real daemon", () => {
     const ready = await waitForDaemon({ socket, timeoutMs: 10_000, exited: started.exited });
     expect(ready).toEqual({ ok: false, reason: "exited with code 1" });
     expect(readFileSync(started.output!.path, "utf8")).toContain("config.toml");
+  });
+
+  test("restartDaemon checks the next daemon's config first: refused, the running daemon is not stopped", async () => {
+    const { env, socket, h } = setup();
+    const binary = await fermixBinary();
+    const started = await startDaemon({ binary, env });
+    const ready = await waitForDaemon({ socket, timeoutMs: 10_000, exited: started.exited });
+    if (!ready.ok) throw new Error(ready.reason);
+
+    h.writeConfig('[fermix_core.routing]\nsubagent_provider = "nope"\n');
+    const refused = await restartDaemon({ binary, env }).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(refused).toMatchObject({
+      code: "config_invalid",
+      message: `${join(h.home, "config.toml")}: [fermix_core.routing] subagent_provider: unknown provider "nope"`,
+      data: { section: "fermix_core.routing", key: "subagent_provider" },
+    });
+    expect(await daemonHealth(socket)).toEqual({ running: true, version: ready.version, pid: ready.pid });
+
+    // Another binary's check (an upgrade's) is the one asked, with this env; it stops the restart the same way.
+    const asked: unknown[] = [];
+    const other = await restartDaemon({
+      binary,
+      env,
+      checkConfig: async (e) => {
+        asked.push(e);
+        throw new Error("the other binary refuses");
+      },
+    }).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(other?.message).toBe("the other binary refuses");
+    expect(asked).toEqual([env]);
+    expect(await daemonHealth(socket)).toEqual({ running: true, version: ready.version, pid: ready.pid });
+
+    h.writeConfig("");
+    const restarted = await restartDaemon({ binary, env });
+    expect(restarted.stopped).toEqual({ stopped: true, pid: ready.pid });
+    const again = await waitForDaemon({ socket, timeoutMs: 10_000, exited: restarted.started.exited });
+    expect(again.ok && again.pid).toBe(restarted.started.pid!);
+    expect(await stopDaemon({ env })).toMatchObject({ stopped: true });
   });
 
   test("with this home's unit installed, start and stop go through the manager", async () => {

@@ -33,6 +33,7 @@ await upgrade(
       waitFor: async () => ({ ok: true }),
     },
     runVersion: async (b) => Bun.spawnSync([b, "--version"]).stdout.toString().trim(),
+    checkConfig: async () => "checked",
     onStage: (stage) => {
       if (stage !== freezeAt) return;
       process.stdout.write(`stage:${stage}\n`);

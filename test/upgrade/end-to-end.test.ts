@@ -8,6 +8,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,6 +117,30 @@ describe("install, then upgrade, on loopback", () => {
     const status = JSON.parse((await m.fermix(["status", "--json"])).stdout);
     expect(status.result.version).toBe("0.1.0");
     expect(m.history().at(-1)).toMatchObject({ from: "0.1.0", to: "0.3.0", status: "rolled_back" });
+  }, 60_000);
+
+  test("a config.toml the new version's daemon would refuse: refused before the swap, the daemon keeps running", async () => {
+    const server = await serveRelease(release.root);
+    defer(() => server.close());
+    const m = machine();
+    mkdirSync(join(m.base, "prefix", "bin"), { recursive: true });
+    copyFileSync(release.binary("0.1.0"), m.bin);
+    const before = sha256Of(m.bin);
+    expect((await m.fermix(["start"])).code).toBe(0);
+    const pid = JSON.parse((await m.fermix(["status", "--json"])).stdout).result.pid;
+    // Readable as TOML and by the schema; refused by the routing check a daemon makes at start.
+    writeFileSync(join(m.fermixHome, "config.toml"), '[fermix_core.routing]\ncron_provider = "gemini"\n');
+
+    const result = await m.fermix(["upgrade"], { FERMIX_RELEASES_URL: server.manifestUrl });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `fermix: fermix 0.2.0 would not start on this config: ${join(m.fermixHome, "config.toml")}: ` +
+        '[fermix_core.routing] cron_provider: unknown provider "gemini"; nothing was changed and the daemon was not stopped\n',
+    );
+    expect(sha256Of(m.bin)).toBe(before);
+    const status = JSON.parse((await m.fermix(["status", "--json"])).stdout);
+    expect(status.result).toMatchObject({ version: "0.1.0", pid });
+    expect(m.history().at(-1)).toMatchObject({ from: "0.1.0", to: "0.2.0", status: "refused" });
   }, 60_000);
 
   test("a binary replaced under a running daemon (as brew upgrade does): status names fermix restart", async () => {

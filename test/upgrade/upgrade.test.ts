@@ -13,12 +13,27 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fermixPaths } from "../../src/config/paths.ts";
 import { createTrustMaterial } from "../../src/trust/trust-material.ts";
+import { checkConfigWith } from "../../src/upgrade/config-check.ts";
 import { type DaemonControl, type UpgradeDeps, upgrade } from "../../src/upgrade/upgrade.ts";
 import { fakeBinary, publish, startReleaseServer } from "../fake/release-server.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { REFUSALS } from "./_refusals.ts";
 
 const defer = cleanupAfterEach();
+
+/**
+ * A release that answers `check-config` as a real one does: "refuses" prints the daemon's sentence and exits 1;
+ * "predates" is a release from before the check (an unknown command, exit 2).
+ */
+function binaryWithCheck(version: string, check: "refuses" | "predates"): Uint8Array {
+  const answer =
+    check === "refuses"
+      ? 'echo "fermix: $FERMIX_HOME/config.toml: [fermix_core.routing] subagent_provider: unknown provider \\"nope\\"" >&2; exit 1'
+      : 'echo "fermix: unknown command: check-config" >&2; exit 2';
+  return new TextEncoder().encode(
+    `#!/bin/sh\n[ "$1" = "--version" ] && echo ${version} && exit 0\n[ "$1" = "check-config" ] && { ${answer}; }\nexit 0\n`,
+  );
+}
 const TARGET = "linux-x86_64";
 const DEV_PUBLIC_KEY = readFileSync(join(import.meta.dir, "../../catalog/keys/dev-signing-key.pub.pem"), "utf8");
 const trust = createTrustMaterial({ publicKeys: [DEV_PUBLIC_KEY] });
@@ -71,6 +86,7 @@ async function setup(opts: { installed?: string; daemon?: string } = {}) {
     trust,
     daemon,
     runVersion: async (b) => Bun.spawnSync([b, "--version"]).stdout.toString().trim(),
+    checkConfig: (b) => checkConfigWith(b, { FERMIX_HOME: paths.home }),
     healthTimeoutMs: 500,
   };
   const before = readFileSync(binary);
@@ -154,6 +170,42 @@ describe("fermix upgrade (the steps, with a stand-in daemon)", () => {
     expect(s.daemon.restarts).toEqual(["0.2.0", "0.1.0"]);
     expect(s.daemon.running).toBe("0.1.0");
     expect(s.history().at(-1)).toMatchObject({ from: "0.1.0", to: "0.2.0", status: "rolled_back" });
+  });
+
+  test("a release whose daemon would refuse config.toml is refused before the swap; the daemon is not touched", async () => {
+    const s = await setup();
+    publish(s.server, [{ version: "0.2.0", target: TARGET, binary: binaryWithCheck("0.2.0", "refuses") }]);
+    const error = await upgrade({}, s.deps).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(error?.code).toBe("upgrade_refused");
+    expect(error?.message).toBe(
+      `fermix 0.2.0 would not start on this config: ${s.paths.home}/config.toml: [fermix_core.routing] subagent_provider: ` +
+        'unknown provider "nope"; nothing was changed and the daemon was not stopped',
+    );
+    expect(readFileSync(s.binary)).toEqual(s.before);
+    expect(s.leftovers()).toEqual([]);
+    expect(s.daemon.restarts).toEqual([]);
+    expect(s.daemon.running).toBe("0.1.0");
+    expect(existsSync(s.paths.upgrade.previous)).toBe(false);
+    expect(existsSync(s.paths.upgrade.journal)).toBe(false);
+    expect(s.history().at(-1)).toMatchObject({ from: "0.1.0", to: "0.2.0", status: "refused" });
+  });
+
+  test("a release from before the config check is installed, its start watched by the health wait", async () => {
+    const s = await setup();
+    const said: string[] = [];
+    publish(s.server, [{ version: "0.2.0", target: TARGET, binary: binaryWithCheck("0.2.0", "predates") }]);
+    const outcome = await upgrade({}, { ...s.deps, say: (line) => said.push(line) });
+    expect(outcome).toMatchObject({ kind: "upgraded", to: "0.2.0", daemon: "restarted" });
+    expect(said).toContain("0.2.0 has no config check; its start is watched instead");
+  });
+
+  test("with no daemon to restart, the config is not checked: the binary is replaced", async () => {
+    const s = await setup({ daemon: "" });
+    publish(s.server, [{ version: "0.2.0", target: TARGET, binary: binaryWithCheck("0.2.0", "refuses") }]);
+    expect(await upgrade({}, s.deps)).toMatchObject({ kind: "upgraded", daemon: "not_running" });
   });
 
   test("with no daemon running, the binary is replaced and nothing is started", async () => {

@@ -1,4 +1,3 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createApp } from "../../app.ts";
 import { exitOnTerminationSignals } from "../../cli/termination.ts";
 import type { Env } from "../../config/env.ts";
@@ -8,11 +7,21 @@ import { createDaemonClient, NOT_RUNNING } from "../../protocol/client.ts";
 import { createAppBackend } from "./app-backend.ts";
 import { createInboundServer, type InboundBackend } from "./mcp-server.ts";
 import { inboundSettings } from "./settings.ts";
+import { LineTransport, MAX_LINE_BYTES } from "./stdio-transport.ts";
 
 export const InboundDisabled = defineError("mcp_inbound_disabled");
 
 /** How long a signalled server gives its plugin servers (an in-process ask's) to stop before they are killed. */
 const SIGNAL_GRACE_MS = 2_000;
+
+/**
+ * FERMIX_TEST_MCP_STDIO_MAX_LINE_BYTES lowers the line limit so a test shows an oversized line without feeding
+ * 10 MiB; it can only lower it (the transport caps it at MAX_LINE_BYTES).
+ */
+export function stdioLineLimit(env: Env): number {
+  const given = Number(env.FERMIX_TEST_MCP_STDIO_MAX_LINE_BYTES);
+  return Number.isSafeInteger(given) && given > 0 ? Math.min(given, MAX_LINE_BYTES) : MAX_LINE_BYTES;
+}
 
 /**
  * `fermix mcp serve`: one MCP client on stdin/stdout until it hangs up. stdout is the transport's alone: logs go to
@@ -51,7 +60,11 @@ export async function serveStdio(env: Env): Promise<void> {
     return askLocally(app, request, opts);
   };
   const server = createInboundServer(settings, createAppBackend(app, settings, ask));
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport({
+    input: process.stdin,
+    output: process.stdout,
+    maxLineBytes: stdioLineLimit(env),
+  });
   const log = app.log.withTag("mcp");
   server.onerror = (err) => log.warn(`inbound stdio: ${err.message}`);
   const ended = new Promise<void>((resolve) => {

@@ -56,6 +56,44 @@ async function connect(env: Record<string, string>) {
   return { client, stderr: () => stderr, wire };
 }
 
+/** `fermix mcp serve` spoken to line by line, for what an SDK client never sends. */
+async function rawServe(env: Record<string, string>) {
+  const proc = Bun.spawn([await fermixBinary(), "mcp", "serve"], {
+    env: { PATH: "/usr/bin:/bin", ...env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  defer(async () => {
+    proc.kill();
+    await proc.exited;
+  });
+  const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  return {
+    proc,
+    send(text: string) {
+      proc.stdin.write(text);
+      proc.stdin.flush();
+    },
+    /** The next line the server wrote, parsed. */
+    async next(): Promise<any> {
+      while (!buffered.includes("\n")) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error(`stdout ended; stderr: ${await new Response(proc.stderr).text()}`);
+        buffered += value;
+      }
+      const at = buffered.indexOf("\n");
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      return JSON.parse(line);
+    },
+  };
+}
+
+const request = (id: number, method: string, params?: object) =>
+  `${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) })}\n`;
+
 const text = (result: unknown) => ((result as { content: TextContent[] }).content ?? []).map((c) => c.text).join("");
 
 describe("fermix mcp serve (stdio, compiled binary, SDK client)", () => {
@@ -149,6 +187,47 @@ describe("fermix mcp serve (stdio, compiled binary, SDK client)", () => {
     const allowed = await setup('[mcp.inbound]\nenabled = true\nallowed_tools = ["shell"]\n');
     const second = await connect(allowed.env);
     expect((await second.client.listTools()).tools.map((t) => t.name)).toContain("shell");
+  });
+
+  test("a line that is not JSON gets a -32700 answer with id null, and the server goes on answering", async () => {
+    const { env } = await setup();
+    const serve = await rawServe(env);
+    serve.send(
+      `this is not json {\n${request(1, "initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      })}`,
+    );
+    expect(await serve.next()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: expect.stringContaining("Parse error") },
+    });
+    expect(await serve.next()).toMatchObject({ id: 1, result: { serverInfo: { name: "fermix" } } });
+    serve.send(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n${request(2, "tools/list")}`,
+    );
+    const listed = await serve.next();
+    expect(listed.id).toBe(2);
+    expect(listed.result.tools.map((t: { name: string }) => t.name)).toContain("ask");
+  });
+
+  test("a line over the limit gets an error answer, the rest of it is skipped, the next request is answered", async () => {
+    // The limit is 10 MiB; FERMIX_TEST_MCP_STDIO_MAX_LINE_BYTES lowers it so the test feeds 64 KiB, not 10 MiB.
+    const { env } = await setup();
+    const serve = await rawServe({ ...env, FERMIX_TEST_MCP_STDIO_MAX_LINE_BYTES: "4096" });
+    serve.send(request(1, "ping"));
+    expect(await serve.next()).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    serve.send(request(2, "ping", { pad: "x".repeat(64 * 1024) }));
+    serve.send(request(3, "ping"));
+    expect(await serve.next()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: expect.stringContaining("longer than 4096 bytes") },
+    });
+    expect(await serve.next()).toEqual({ jsonrpc: "2.0", id: 3, result: {} });
+    expect(serve.proc.exitCode).toBeNull();
   });
 
   test("off unless [mcp.inbound] enabled = true: serve says which key to set, and nothing reaches stdout", async () => {
