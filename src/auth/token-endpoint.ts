@@ -1,4 +1,6 @@
+import { registerSecret } from "../config/secret-registry.ts";
 import { defineError } from "../error.ts";
+import { createBackoff } from "../net/backoff.ts";
 import { HttpRequestFailed, type JsonAnswer, requestJson } from "../net/json-client.ts";
 import type { ProfileSpec } from "./profiles.ts";
 
@@ -18,8 +20,14 @@ export type TokenAnswer = {
 };
 
 const TIMEOUT_MS = 30_000;
-/** A refresh that got no answer is tried again, up to this many times in all, 350 ms × attempt apart. */
+/**
+ * A token answer is a few KB (an id_token included). One past this is not read on and the call fails at once
+ * (TokenEndpointUnreachable, not retried: the endpoint may already have spent the grant).
+ */
+export const TOKEN_ANSWER_MAX_BYTES = 256 * 1024;
+/** A refresh that got no answer is tried again, up to this many times in all, by the shared backoff rule from 350 ms. */
 const REFRESH_ATTEMPTS = 3;
+const REFRESH_BACKOFF = { initialMs: 350, maxMs: 2_000 };
 
 export type TokenEndpointDeps = { fetch?: typeof fetch; now?: () => number; sleep?: (ms: number) => Promise<void> };
 
@@ -63,17 +71,30 @@ async function call(
   const body = json ? JSON.stringify(fields) : new URLSearchParams(fields).toString();
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let res: JsonAnswer | undefined;
+  const waits = createBackoff(REFRESH_BACKOFF);
   for (let attempt = 1; ; attempt++) {
     try {
       res = await requestJson(
         spec.tokenUrl,
-        { method: "POST", headers, body, redirect: "error", timeoutMs: TIMEOUT_MS },
+        {
+          method: "POST",
+          headers,
+          body,
+          redirect: "error",
+          timeoutMs: TIMEOUT_MS,
+          maxBytes: TOKEN_ANSWER_MAX_BYTES,
+        },
         { fetch: deps.fetch },
       );
       // A 5xx is the endpoint failing, not an answer about the grant: worth the same retry as no answer.
       if (res.status < 500 || attempt >= attempts) break;
     } catch (err) {
       if (!HttpRequestFailed.is(err)) throw err;
+      if (err.data.kind === "too_large") {
+        throw TokenEndpointUnreachable(`${spec.label}'s token endpoint ${spec.tokenUrl}: ${err.message}`, {
+          profile: spec.id,
+        });
+      }
       if (attempt >= attempts) {
         const why = err.cause instanceof Error ? err.cause.message : err.message;
         throw TokenEndpointUnreachable(`could not reach ${spec.label}'s token endpoint ${spec.tokenUrl}: ${why}`, {
@@ -81,7 +102,7 @@ async function call(
         });
       }
     }
-    await sleep(350 * attempt);
+    await sleep(waits.next());
   }
   const answer = asObject(res?.body);
   if (!res?.ok || !answer || typeof answer.access_token !== "string" || !answer.access_token) {
@@ -105,6 +126,10 @@ async function call(
   const expiresIn = typeof answer.expires_in === "string" ? Number(answer.expires_in) : answer.expires_in;
   const out: TokenAnswer = { access_token: answer.access_token };
   if (typeof answer.refresh_token === "string" && answer.refresh_token) out.refresh_token = answer.refresh_token;
+  // Secrets from here on: whatever fails between this answer and auth.json must not print them.
+  for (const token of [out.access_token, out.refresh_token, answer.id_token]) {
+    if (typeof token === "string") registerSecret(token);
+  }
   if (typeof answer.id_token === "string") out.id_token = answer.id_token;
   if (typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn > 0) {
     out.expiresAt = now + expiresIn * 1000;

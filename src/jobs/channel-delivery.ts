@@ -1,4 +1,5 @@
 import type { ChannelAdapter } from "../channels/channel.ts";
+import { type Backoff, createBackoff } from "../net/backoff.ts";
 import type { Delivery } from "./job-runner.ts";
 import type { DeliveryTarget, Job } from "./job-types.ts";
 
@@ -50,12 +51,13 @@ export async function deliverToTarget(
   }
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const chat = { chatId: target.chat_id, ...(target.thread ? { thread: target.thread } : {}) };
+  const cut = createBackoff({ initialMs: 1000, maxMs: RETRY_CAP_MS });
   for (let attempt = 1; ; attempt++) {
     try {
       await channel.send(chat, { markdown: message });
       return { status: "sent" };
     } catch (err) {
-      const wait = retryWait(err, attempt);
+      const wait = retryWait(err, cut);
       if (wait === undefined || attempt >= DELIVERY_ATTEMPTS) {
         return { status: "failed", error: `could not send to ${where}: ${(err as Error)?.message ?? String(err)}` };
       }
@@ -74,16 +76,17 @@ function targetOf(job: Job): DeliveryTarget | undefined {
 
 /**
  * How long to wait before trying again, or undefined when trying again cannot help (a chat that does not exist,
- * a bot that was blocked). A rate limit says how long; a cut connection gets a short growing wait.
+ * a bot that was blocked). A rate limit says how long; a cut connection gets a short growing wait (the shared
+ * backoff rule, from 1 s).
  */
-function retryWait(err: unknown, attempt: number): number | undefined {
+function retryWait(err: unknown, cut: Backoff): number | undefined {
   const e = err as { code?: unknown; data?: Record<string, unknown> } | undefined;
   const data = e?.data ?? {};
   if (typeof data.retry_after_ms === "number") return Math.min(data.retry_after_ms, RETRY_CAP_MS);
   const seconds = data.retryAfter ?? data.retry_after;
   if (typeof seconds === "number") return Math.min(seconds * 1000, RETRY_CAP_MS);
-  if (data.transient === true) return 1000 * attempt;
+  if (data.transient === true) return cut.next();
   const code = typeof e?.code === "string" ? e.code : "";
-  if (/rate_limit|transport|timeout|network|unavailable/.test(code)) return 1000 * attempt;
+  if (/rate_limit|transport|timeout|network|unavailable/.test(code)) return cut.next();
   return undefined;
 }

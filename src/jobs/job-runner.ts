@@ -2,6 +2,7 @@ import type { TurnInput, TurnResult } from "../agent/turn.ts";
 import type { Caller } from "../capabilities/caller.ts";
 import { defineError, FermixError } from "../error.ts";
 import { TRUNCATION_MARKER } from "../gateway/truncation-marker.ts";
+import { createBackoff } from "../net/backoff.ts";
 import type { Route } from "../providers/routes.ts";
 import guidance from "./cron-guidance.md" with { type: "text" };
 import type { JobStore } from "./job-store-contract.ts";
@@ -14,7 +15,11 @@ export const JobTimedOut = defineError("job_timeout");
 export const SILENT_MARKER = "[SILENT]";
 /** A run's wall clock when its job sets none. */
 export const DEFAULT_JOB_TIMEOUT_MS = 30 * 60 * 1000;
-/** Whole-run retries of a connection that could not be opened (the host waking from sleep), before any tool ran. */
+/**
+ * Whole-run retries of a connection that could not be opened (the host waking from sleep), before any tool ran:
+ * by the shared backoff rule from CONNECT_BACKOFF_MS (doubling, with jitter, so the jobs that fire together on
+ * waking do not retry together), within CONNECT_BACKOFF_BUDGET_MS of waiting in all.
+ */
 export const CONNECT_RETRIES = 4;
 export const CONNECT_BACKOFF_MS = 2_000;
 export const CONNECT_BACKOFF_BUDGET_MS = 60_000;
@@ -272,12 +277,13 @@ async function withConnectRetry<T>(
   },
 ): Promise<T> {
   let waited = 0;
+  const waits = createBackoff({ initialMs: CONNECT_BACKOFF_MS, maxMs: CONNECT_BACKOFF_BUDGET_MS });
   for (let attempt = 0; ; attempt++) {
     try {
       return await run();
     } catch (err) {
       const unreachable = err instanceof FermixError && err.data?.vendor_code === "connection_unavailable";
-      const delay = CONNECT_BACKOFF_MS * 2 ** attempt;
+      const delay = waits.next();
       const fits = waited + delay <= CONNECT_BACKOFF_BUDGET_MS && opts.now() + delay < opts.deadline;
       if (!unreachable || attempt >= CONNECT_RETRIES || !fits || !opts.retriable()) throw err;
       opts.log(`provider unreachable (${err.message}); retrying the run in ${delay} ms`);

@@ -1,7 +1,8 @@
 import { connect } from "node:net";
+import { createBackoff } from "../net/backoff.ts";
 
 export type ReadinessOptions = {
-  /** Between attempts. */
+  /** The first wait between attempts; later ones grow by the shared backoff rule, to 4 × this. */
   intervalMs?: number;
   /** Per connect attempt. */
   connectTimeoutMs?: number;
@@ -21,15 +22,17 @@ export async function waitForNetwork(baseUrl: string, opts: ReadinessOptions = {
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const deadline = Date.now() + budgetMs;
+  const waits = createBackoff({ initialMs: intervalMs, maxMs: intervalMs * 4 });
   for (let attempt = 1; ; attempt++) {
     if (await canConnect(host, port, Math.min(connectTimeoutMs, Math.max(1, deadline - Date.now())))) return true;
-    if (Date.now() + intervalMs >= deadline) {
+    const wait = waits.next();
+    if (Date.now() + wait >= deadline) {
       opts.log?.(
         `network not ready: ${host}:${port} did not accept a connection in ${attempt} attempts; running anyway`,
       );
       return false;
     }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 

@@ -37,6 +37,11 @@ export type ProbeResult = {
 export type ProbeOptions = { fetch?: typeof fetch; timeoutMs?: number };
 
 export const PROBE_TIMEOUT_MS = 5_000;
+/**
+ * The most of one probe answer read: a model listing (OpenRouter's is a few MB) is the largest. Past it the body
+ * is not read on and the probe fails with the JSON client's "larger than … bytes" as its reason.
+ */
+export const PROBE_MAX_BYTES = 16 * 1024 * 1024;
 
 export type Answer = { ok: true; status: number; body: unknown } | { ok: false; reason: string };
 export type ProbeContext = ReturnType<typeof probeContext>;
@@ -75,7 +80,7 @@ export function probeContext(d: ProviderDescriptor, target: ProbeTarget, opts: P
       absolute: string,
       init: { method?: "GET" | "POST"; body?: Record<string, unknown> } = {},
     ): Promise<Answer> {
-      const common = { headers, redirect: "manual" as const, timeoutMs };
+      const common = { headers, redirect: "manual" as const, timeoutMs, maxBytes: PROBE_MAX_BYTES };
       try {
         const answer = await requestJson(
           absolute,
@@ -84,6 +89,7 @@ export function probeContext(d: ProviderDescriptor, target: ProbeTarget, opts: P
         );
         return { ok: true, status: answer.status, body: answer.body };
       } catch (err) {
+        if (HttpRequestFailed.is(err) && err.data.kind === "too_large") return { ok: false, reason: err.message };
         return { ok: false, reason: networkReason(HttpRequestFailed.is(err) ? err.cause : err, timeoutMs) };
       }
     },

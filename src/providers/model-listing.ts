@@ -22,7 +22,8 @@ export const OLLAMA_DEFAULT_BASE = "http://localhost:11434/v1";
 export const OPENROUTER_DEFAULT_BASE = "https://openrouter.ai/api/v1";
 const DEFAULT_TIMEOUT_MS = 3_000;
 const DEFAULT_CACHE_MS = 5 * 60_000;
-// The OpenRouter catalogue is a few hundred entries with descriptions: a few MB at most.
+// The OpenRouter catalogue is a few hundred entries with descriptions: a few MB at most. A listing past this is
+// not read on (the JSON client stops the body there) and the picker says the answer was too large.
 const MAX_BYTES = 16 * 1024 * 1024;
 
 // Only the fields the pickers read; anything else in an entry is the vendor's business.

@@ -1,3 +1,4 @@
+import { createBackoff } from "../net/backoff.ts";
 import { sleep as pause } from "../runtime/processes.ts";
 import type { Route } from "./routes.ts";
 import type { ModelRequest, ProviderFailure, StreamEvent, Usage, Wire, WireDeps, WireId } from "./types.ts";
@@ -5,6 +6,8 @@ import type { ModelRequest, ProviderFailure, StreamEvent, Usage, Wire, WireDeps,
 export type RouterDeps = WireDeps & {
   wires: Record<WireId, Wire>;
   sleep?: (ms: number) => Promise<void>;
+  /** The retry backoff's jitter source (tests pass a constant). */
+  random?: () => number;
   onFailover?: (info: FailoverInfo) => void;
   onRetry?: (info: { provider: string; attempt: number; failure: ProviderFailure }) => void;
   /** After every attempt on a route, whatever its outcome: what traces record as one llm_call. */
@@ -52,9 +55,13 @@ export type RouteCall = {
   firstCall: boolean;
 };
 
-/** Same-provider retries before failing over; small and short so a flake heals without a visible stall. */
+/**
+ * Same-provider retries before failing over; small and short so a flake heals without a visible stall. The waits
+ * follow the shared backoff rule (net/backoff.ts): RETRY_BASE_MS doubling, with jitter, capped at RETRY_MAX_MS.
+ */
 export const RETRY_ATTEMPTS = 2;
 export const RETRY_BASE_MS = 200;
+export const RETRY_MAX_MS = 2_000;
 
 /**
  * Calls the routes in order. Transient failures get a bounded same-provider retry with exponential
@@ -69,6 +76,7 @@ export async function* routeModelCall(routes: Route[], call: RouteCall, deps: Ro
     const route = routes[r]!;
     const wire = deps.wires[route.descriptor.wire];
     const request: ModelRequest = { ...call.request, model: route.model, effort: route.effort };
+    const waits = createBackoff({ initialMs: RETRY_BASE_MS, maxMs: RETRY_MAX_MS }, deps.random);
     for (let attempt = 0; ; attempt++) {
       yield { type: "route", provider: route.descriptor.id, model: route.model };
       let produced = false;
@@ -110,7 +118,7 @@ export async function* routeModelCall(routes: Route[], call: RouteCall, deps: Ro
       }
       if (failure.class === "transient" && attempt < (deps.retryAttempts ?? RETRY_ATTEMPTS) && !call.signal?.aborted) {
         deps.onRetry?.({ provider: route.descriptor.id, attempt: attempt + 1, failure });
-        await sleep(RETRY_BASE_MS * 2 ** attempt);
+        await sleep(waits.next());
         continue;
       }
       break;

@@ -136,6 +136,8 @@ export type WireDeps = {
   now?: () => number;
   /** A call that succeeded with a caveat worth a log line (a Codex stream that never said it finished). */
   warn?: (message: string) => void;
+  /** The largest one server-sent event may grow (wires/_transport.ts's MAX_EVENT_BYTES unless a test sets less). */
+  maxEventBytes?: number;
 };
 
 export type WireCall = {

@@ -74,7 +74,13 @@ export function spawn(argv: string[], opts: SpawnOptions = {}): Child {
   };
 }
 
-export type SpawnSyncResult = { exitCode: number | null; stdout: string; stderr: string };
+export type SpawnSyncResult = {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** The output passed `maxBuffer`: the child was ended and what was kept is incomplete. */
+  overflowed?: true;
+};
 
 /**
  * Runs a short command to its end. Throws when it cannot start (not installed); `stdin` text is written
@@ -82,7 +88,11 @@ export type SpawnSyncResult = { exitCode: number | null; stdout: string; stderr:
  */
 export function spawnSync(
   argv: string[],
-  opts: Omit<SpawnOptions, "detached" | "stdin"> & { stdin?: "ignore" | string } = {},
+  opts: Omit<SpawnOptions, "detached" | "stdin"> & {
+    stdin?: "ignore" | string;
+    /** Output past this many bytes (on stdout or stderr) ends the child: `overflowed`, the output cut short. */
+    maxBuffer?: number;
+  } = {},
 ): SpawnSyncResult {
   const input = opts.stdin !== undefined && opts.stdin !== "ignore" ? opts.stdin : undefined;
   if (onBun) {
@@ -93,16 +103,27 @@ export function spawnSync(
       stdout: opts.stdout ?? "ignore",
       stderr: opts.stderr ?? "ignore",
       timeout: opts.timeout,
+      ...(opts.maxBuffer !== undefined ? { maxBuffer: opts.maxBuffer } : {}),
     } as Parameters<typeof Bun.spawnSync>[1]);
-    return { exitCode: proc.exitCode, stdout: proc.stdout?.toString() ?? "", stderr: proc.stderr?.toString() ?? "" };
+    const result = {
+      exitCode: proc.exitCode,
+      stdout: proc.stdout?.toString() ?? "",
+      stderr: proc.stderr?.toString() ?? "",
+    };
+    return (proc as { exitedDueToMaxBuffer?: boolean }).exitedDueToMaxBuffer ? { ...result, overflowed: true } : result;
   }
   const result = childProcess().spawnSync(argv[0]!, argv.slice(1), {
     ...nodeOptions({ ...opts, stdin: input === undefined ? "ignore" : "pipe" }),
     input,
     encoding: "utf8",
+    ...(opts.maxBuffer !== undefined ? { maxBuffer: opts.maxBuffer } : {}),
   });
+  const code = (result.error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOBUFS") {
+    return { exitCode: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "", overflowed: true };
+  }
   // Node reports a timeout as an error beside the output; Bun returns exitCode null with the output.
-  if (result.error && (result.error as NodeJS.ErrnoException).code !== "ETIMEDOUT") throw result.error;
+  if (result.error && code !== "ETIMEDOUT") throw result.error;
   // Deno returns an empty result, and no error, for a command it found but could not start (not executable).
   if (result.status === undefined) throw startFailure(argv, opts);
   return { exitCode: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };

@@ -35,8 +35,13 @@ export type FakeProviderOAuth = {
   seedRefreshToken(provider: ProviderName): string;
   /** Forgets every refresh token: the user revoked the app. */
   revokeAll(): void;
-  /** The next n token requests get HTTP `status` with a server error body. */
-  failNext(status: number, n?: number): void;
+  /**
+   * The next n token requests get HTTP `status` with a server error body; `describe`, given the request's fields,
+   * adds an error_description (a careless server quoting what it was sent).
+   */
+  failNext(status: number, n?: number, describe?: (form: Record<string, string>) => string): void;
+  /** The next good token answer carries `bytes` more of padding (an endpoint answering past any sane size). */
+  padNext(bytes: number): void;
   /** Holds refresh answers until `release()` (to keep a refresh in flight while another process waits). */
   holdRefreshes(): { release(): void };
   /** Plays the browser: opens the authorize URL and follows the redirect to fermix's loopback listener. */
@@ -52,8 +57,9 @@ export function startFakeProviderOAuth(): FakeProviderOAuth {
   const authorizations: FakeProviderOAuth["authorizations"] = [];
   const tokenCalls: TokenCall[] = [];
   const issued: string[] = [];
-  let failures: { status: number; n: number } | undefined;
+  let failures: { status: number; n: number; describe?: (form: Record<string, string>) => string } | undefined;
   let hold: Promise<void> | undefined;
+  let padding = 0;
   let n = 0;
 
   const authorize = (provider: ProviderName, url: URL): Response => {
@@ -107,6 +113,8 @@ export function startFakeProviderOAuth(): FakeProviderOAuth {
     }
     issued.push(body.access_token as string, refresh);
     tokenCalls.push({ provider, grant_type: grant, status: 200 });
+    if (padding) body.padding = "x".repeat(padding);
+    padding = 0;
     return Response.json(body);
   };
 
@@ -117,7 +125,8 @@ export function startFakeProviderOAuth(): FakeProviderOAuth {
     if (failures && failures.n > 0) {
       failures.n--;
       tokenCalls.push({ provider, grant_type: grant, status: failures.status, error: "server_error" });
-      return Response.json({ error: "server_error" }, { status: failures.status });
+      const description = failures.describe ? { error_description: failures.describe(form) } : {};
+      return Response.json({ error: "server_error", ...description }, { status: failures.status });
     }
     if (form.client_id !== CLIENTS[provider]) return fail(provider, 401, "invalid_client", grant);
     if (grant === "authorization_code") {
@@ -175,8 +184,11 @@ export function startFakeProviderOAuth(): FakeProviderOAuth {
     revokeAll() {
       refreshTokens.clear();
     },
-    failNext(status, count = 1) {
-      failures = { status, n: count };
+    failNext(status, count = 1, describe) {
+      failures = { status, n: count, describe };
+    },
+    padNext(bytes) {
+      padding = bytes;
     },
     holdRefreshes() {
       let release!: () => void;

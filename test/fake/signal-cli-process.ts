@@ -9,7 +9,8 @@
  *                          notifications on stdout; exits at the end of stdin (unless told to linger).
  *   An account that is not registered: "User +1… is not registered." on stderr, exit 1 (App.loadManager).
  *
- * Methods: version, send, sendReaction, sendTyping. Stricter than signal-cli, which ignores params it does not
+ * Methods: version, send, sendReaction, sendTyping. The test may have the next request of a method answered with a
+ * line of its own (a broken answer: not JSON, a non-object result, no id) to play a signal-cli that breaks protocol. Stricter than signal-cli, which ignores params it does not
  * know: here an unknown or mistyped param is an INVALID_PARAMS error, so a typo fails a test instead of being
  * dropped. The errors are signal-cli's: -32700 parse, -32600 invalid request, -32601 "Method not implemented",
  * -1 user errors ("No recipients given", "Failed to send message" with data.response.results), -5 rate limited.
@@ -84,10 +85,13 @@ type Envelope = Record<string, unknown>;
 type Control = { seq: number } & (
   | { type: "receive"; envelope: Envelope; files?: Array<{ id: string; base64: string }> }
   | { type: "fail-next"; method: string; error: { code: number; message: string; data?: unknown } }
+  | { type: "raw-next"; method: string; line: string }
   | { type: "unregistered"; numbers: string[] }
 );
 
 const failures = new Map<string, Array<{ code: number; message: string; data?: unknown }>>();
+/** Lines to answer the next requests of a method with, as given (`$ID` becomes the request's id): broken answers. */
+const rawAnswers = new Map<string, string[]>();
 let unregistered = new Set<string>();
 const [host, port] = env.FAKE_SIGNAL_CONTROL!.split(":");
 const socket = connect({ host: host!, port: Number(port) });
@@ -103,6 +107,8 @@ createInterface({ input: socket, crlfDelay: Number.POSITIVE_INFINITY }).on("line
     write({ jsonrpc: "2.0", method: "receive", params: { envelope: control.envelope, account } });
   } else if (control.type === "fail-next") {
     failures.set(control.method, [...(failures.get(control.method) ?? []), control.error]);
+  } else if (control.type === "raw-next") {
+    rawAnswers.set(control.method, [...(rawAnswers.get(control.method) ?? []), control.line]);
   } else if (control.type === "unregistered") {
     unregistered = new Set(control.numbers);
   }
@@ -252,6 +258,13 @@ function handle(line: string): void {
         data: null,
       },
     });
+    return;
+  }
+  const raw = rawAnswers.get(method)?.shift();
+  if (raw !== undefined) {
+    const line = raw.replaceAll("$ID", JSON.stringify(id));
+    process.stdout.write(`${line}\n`);
+    report({ type: "call", method, params: request.params, id, raw: line, files: [] });
     return;
   }
   const scripted = failures.get(method)?.shift();

@@ -19,6 +19,8 @@ export type SignalCall = {
   id: number | string | null;
   result?: any;
   error?: { code: number; message: string; data: unknown };
+  /** The line the fake answered with instead, when the test scripted one (answerNextWith). */
+  raw?: string;
   /** Attachments of a send, decoded as signal-cli decodes them. */
   files: SignalFile[];
 };
@@ -39,6 +41,11 @@ export type FakeSignalCli = {
   receive(message: IncomingMessage): number;
   /** The next request of `method` is answered with this error; resolves once the fake has it. */
   failNext(method: string, error: { code: number; message: string; data?: unknown }): Promise<void>;
+  /**
+   * The next request of `method` is answered with this line as it stands, `$ID` replaced by the request's id (a
+   * protocol fault: `{"jsonrpc":"2.0","result":"ok","id":$ID}`, a line that is not JSON…); resolves once in force.
+   */
+  answerNextWith(method: string, line: string): Promise<void>;
   /** Sends to these numbers fail the way Signal fails them (UNREGISTERED_FAILURE); resolves once in force. */
   unregistered(numbers: string[]): Promise<void>;
   close(): Promise<void>;
@@ -100,6 +107,7 @@ export async function startFakeSignalCli(
         id: event.id,
         ...(event.result !== undefined ? { result: event.result } : {}),
         ...(event.error ? { error: event.error } : {}),
+        ...(event.raw !== undefined ? { raw: event.raw } : {}),
         files: (event.files ?? []).map((f: { mime: string; filename?: string; base64: string }) => ({
           mime: f.mime,
           ...(f.filename ? { filename: f.filename } : {}),
@@ -234,6 +242,7 @@ export async function startFakeSignalCli(
       return timestamp;
     },
     failNext: (method, error) => send({ type: "fail-next", method, error }),
+    answerNextWith: (method, line) => send({ type: "raw-next", method, line }),
     unregistered: (numbers) => send({ type: "unregistered", numbers }),
     async close() {
       for (const start of starts) {

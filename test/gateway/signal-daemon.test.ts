@@ -155,6 +155,27 @@ describe("Signal through the compiled daemon", () => {
     expect(sends(signal, OWNER)).toEqual([]);
   });
 
+  test("a reply signal-cli answers with a malformed result fails at once; the chat's next reply goes out", async () => {
+    const { llm, signal, env } = await setup();
+    // Each answer names the message it answers, so the replies can be told apart.
+    llm.setDefault((req) => ({
+      kind: "text",
+      text: `Answer to ${JSON.stringify(req.body).includes("second") ? "second" : "first"}.`,
+    }));
+    await signal.answerNextWith("send", '{"jsonrpc":"2.0","result":"sent","id":$ID}');
+    const broken = nextSend(signal, OWNER, (c) => c.raw !== undefined);
+    const next = nextSend(signal, OWNER, (c) => c.params.message === "Answer to second.");
+    signal.receive({ from: OWNER, text: "first" });
+    expect((await broken).params.message).toBe("Answer to first.");
+    signal.receive({ from: OWNER, text: "second" });
+    // Without the fail-fast this waits behind the first send's 30 s timeout (past this test's own).
+    const sent = await next;
+    expect(sent.error).toBeUndefined();
+    const log = readFileSync(join(env.FERMIX_HOME, "logs", "fermix.log"), "utf8");
+    expect(log).toContain("signal-cli: a malformed answer to send (request ");
+    expect(log).toContain("its result is a string, not an object");
+  }, 20_000);
+
   test("signal-cli killed: the daemon starts it again and messages flow; channels status shows the restart", async () => {
     const { llm, signal, env } = await setup();
     llm.setDefault({ kind: "text", text: "Still here." });

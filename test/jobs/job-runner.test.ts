@@ -194,9 +194,14 @@ describe("job runner", () => {
       if (calls < 3) throw unreachable();
       return answering("ok after waking")(input);
     };
-    const first = setup(flaky);
+    const waits: number[] = [];
+    const first = setup(flaky, { sleep: async (ms) => void waits.push(ms) });
     await first.runner.execute(first.job, first.run);
     expect(calls).toBe(3);
+    // The shared backoff rule: 2 s then 4 s ceilings, each drawn up to 20 % below.
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeWithin(1600, 2001);
+    expect(waits[1]).toBeWithin(3200, 4001);
     expect(first.store.getRun(first.run.id)!.status).toBe("ok");
 
     let toolCalls = 0;

@@ -25,6 +25,8 @@ async function collect(routes: Route[], scripts: Parameters<typeof scriptedWires
     sleep: async (ms: number) => {
       sleeps.push(ms);
     },
+    // No jitter: the backoff's waits are read at their ceilings.
+    random: () => 0,
     onFailover: (i: { from: string; to: string }) => failovers.push(`${i.from}->${i.to}`),
   };
   for await (const e of routeModelCall(routes, call, deps)) events.push(e);

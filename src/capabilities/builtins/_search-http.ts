@@ -1,6 +1,12 @@
 import { NetBlocked } from "../../net/net-error.ts";
 import { SEARCH_USER_AGENT, SearchFailed, type SearchRequest } from "./search-backend.ts";
 
+/**
+ * The most of a search API's answer read (ten results with snippets: tens of KB). Past it the guarded door stops
+ * reading, and the search fails (SearchFailed, naming the limit) so web_search degrades to its fallback.
+ */
+export const SEARCH_ANSWER_MAX_BYTES = 2 * 1024 * 1024;
+
 /** What every keyed search API's statuses mean to someone reading the fallback reason. */
 const STATUS_HINTS: Record<number, string> = {
   400: "the request was refused",
@@ -48,13 +54,16 @@ export async function postKeyedSearch(request: SearchRequest, post: KeyedPost): 
         ...post.auth(post.apiKey as string),
       },
       body: JSON.stringify(post.body),
-      maxBytes: 2 * 1024 * 1024,
+      maxBytes: SEARCH_ANSWER_MAX_BYTES,
       signal: request.signal,
     });
   } catch (err) {
     if (request.signal.aborted) throw err;
     return fail(NetBlocked.is(err) ? `blocked: ${err.message}` : err instanceof Error ? err.message : String(err));
   }
+  // The door stopped reading at the cap: a cut answer is refused, not parsed (an error answer keeps its status).
+  if (response.truncated && response.status === 200)
+    fail(`the answer was larger than ${SEARCH_ANSWER_MAX_BYTES} bytes`);
   const text = new TextDecoder().decode(response.body);
   let json: unknown;
   try {

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { inlineText, parseMarkup } from "./_html-text.ts";
+import { SEARCH_ANSWER_MAX_BYTES } from "./_search-http.ts";
 import {
   clipSnippet,
   SEARCH_USER_AGENT,
@@ -52,13 +53,15 @@ export async function searchBrave(
   try {
     response = await request.net(url.href, {
       headers: { accept: "application/json", "x-subscription-token": apiKey, "user-agent": SEARCH_USER_AGENT },
-      maxBytes: 2 * 1024 * 1024,
+      maxBytes: SEARCH_ANSWER_MAX_BYTES,
       signal: request.signal,
     });
   } catch (err) {
     if (request.signal.aborted) throw err;
     fail(err instanceof Error ? err.message : String(err));
   }
+  if (response.truncated && response.status === 200)
+    fail(`the answer was larger than ${SEARCH_ANSWER_MAX_BYTES} bytes`);
 
   const text = new TextDecoder().decode(response.body);
   if (response.status !== 200) {

@@ -2,6 +2,7 @@ import { NetBlocked } from "../../net/net-error.ts";
 import type { MarkupNode } from "./_html-markdown.ts";
 import { inlineText, parseMarkup } from "./_html-text.ts";
 import { parseableLength } from "./_markup-budget.ts";
+import { SEARCH_ANSWER_MAX_BYTES } from "./_search-http.ts";
 import {
   clipSnippet,
   SEARCH_USER_AGENT,
@@ -20,7 +21,9 @@ export async function searchDuckDuckGo(request: SearchRequest, endpoint = DUCKDU
   try {
     response = await request.net(url.href, {
       headers: { accept: "text/html", "user-agent": SEARCH_USER_AGENT },
-      maxBytes: 2 * 1024 * 1024,
+      // A results page is tens of KB. Past the cap the door stops reading and the page is parsed as far as it
+      // came: an HTML parser takes a cut page, and the first results are the ones wanted.
+      maxBytes: SEARCH_ANSWER_MAX_BYTES,
       signal: request.signal,
     });
   } catch (err) {

@@ -13,7 +13,10 @@ import { denied } from "./_paths.ts";
 
 /** A high-quality picture takes a minute or two; past this the call is a failure, not a wait. */
 const IMAGE_TIMEOUT_MS = 240_000;
-/** A 4K PNG is tens of MB once base64-encoded in JSON. */
+/**
+ * A 4K PNG is tens of MB once base64-encoded in JSON. Past this the read stops (the door's cap, or readCapped on
+ * an owner's root) and the call fails unparsed, as ImageFailed "the answer was over 96 MB".
+ */
 const MAX_ANSWER_BYTES = 96 * 1024 * 1024;
 /** OpenAI takes input pictures up to 50 MB; the others less. */
 const MAX_INPUT_BYTES = 50 * 1024 * 1024;

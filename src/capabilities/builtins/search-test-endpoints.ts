@@ -1,4 +1,6 @@
 import type { Env } from "../../config/env.ts";
+import { DEFAULT_LIMITS } from "../../net/guarded-fetch.ts";
+import { readCapped } from "../../net/read-capped.ts";
 import { testLoopbackOrigin } from "../../net/test-origin.ts";
 import type { GuardedFetch } from "../../net/types.ts";
 import { DUCKDUCKGO_URL } from "./duckduckgo.ts";
@@ -40,15 +42,8 @@ export function withTestOrigins(door: GuardedFetch, origins: Set<string>, send: 
       signal: request.signal,
       redirect: "manual",
     });
-    const body = new Uint8Array(await response.arrayBuffer());
-    const max = request.maxBytes;
-    const truncated = max !== undefined && body.byteLength > max;
-    return {
-      status: response.status,
-      headers: response.headers,
-      url,
-      body: truncated ? body.slice(0, max) : body,
-      truncated,
-    };
+    // Capped as the door caps (net/read-capped.ts): a fake that sends forever costs maxBytes, not the machine.
+    const { body, truncated } = await readCapped(response, request.maxBytes ?? DEFAULT_LIMITS.maxBytes);
+    return { status: response.status, headers: response.headers, url, body, truncated };
   };
 }

@@ -73,6 +73,12 @@ export function notFound(cliPath: string): string {
 }
 
 /**
+ * The most of listAccounts' output read (a line per account: a few hundred bytes). Past it signal-cli is ended
+ * and the answer refused unparsed, saying so.
+ */
+const LIST_ACCOUNTS_MAX_BYTES = 1024 * 1024;
+
+/**
  * The accounts registered or linked in this signal-cli (`-o json listAccounts`: [{"number":"+1…"}]), read
  * from its local files without reaching Signal. Setup runs it once to check the account is there.
  */
@@ -90,9 +96,13 @@ export function listAccounts(
       stdout: "pipe",
       stderr: "pipe",
       timeout: timeoutMs,
+      maxBuffer: LIST_ACCOUNTS_MAX_BYTES,
     });
   } catch (err) {
     return { ok: false, detail: `could not run ${command}: ${(err as Error).message}` };
+  }
+  if (result.overflowed) {
+    return { ok: false, detail: `${command} listAccounts wrote more than ${LIST_ACCOUNTS_MAX_BYTES} bytes; not read` };
   }
   if (result.exitCode !== 0) {
     const said = result.stderr.trim().split("\n").at(-1) ?? "";

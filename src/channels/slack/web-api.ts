@@ -1,11 +1,16 @@
 import type { WebClient } from "@slack/web-api";
 import { defineError } from "../../error.ts";
-import { readCapped } from "../../net/read-capped.ts";
+import { capResponse, readCapped } from "../../net/read-capped.ts";
 import { errorKind, SlackApiError, SlackRateLimited, SlackUnreachable } from "./api-errors.ts";
 
 export const DEFAULT_API_BASE = "https://slack.com/api/";
 const TIMEOUT_MS = 30_000;
 const DOWNLOAD_TIMEOUT_MS = 120_000;
+/**
+ * The most of one Web API answer read (chat.postMessage, files.*, auth.test, apps.connections.open…: each a few
+ * KB). Past it the read stops, the call fails as SlackApiError `answer_too_large`, and nothing is parsed.
+ */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export const SlackFileRefused = defineError<{ reason: string; maxBytes?: number }>("slack_file_refused");
 
@@ -34,7 +39,28 @@ export type SlackApiDeps = {
   log: SlackLog;
   /** For the file transfers (the client's own calls use the platform's fetch). */
   fetch?: (url: string, init?: RequestInit) => Promise<Response>;
+  /** MAX_ANSWER_BYTES unless a test sets a smaller one. */
+  maxAnswerBytes?: number;
 };
+
+/**
+ * The platform's fetch with each answer's body capped at `maxBytes`, for the SDK's clients, which read a whole
+ * answer with `text()` before they look at it.
+ */
+export function cappedSlackFetch(maxBytes: number = MAX_ANSWER_BYTES): typeof fetch {
+  const capped = async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await fetch(input, init);
+    const method = new URL(response.url || String(input)).pathname.split("/").at(-1) || "the Web API";
+    return capResponse(response, maxBytes, () =>
+      SlackApiError(`Slack's answer to ${method} is larger than ${maxBytes} bytes; refusing it`, {
+        method,
+        error: "answer_too_large",
+        kind: "remote_rejected",
+      }),
+    );
+  };
+  return capped as typeof fetch;
+}
 
 /**
  * The Web API through @slack/web-api's WebClient, set up for a daemon: no retries of its own (its default retries a
@@ -54,6 +80,7 @@ export async function createSlackApi(deps: SlackApiDeps): Promise<SlackApi> {
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: TIMEOUT_MS,
+    fetch: cappedSlackFetch(deps.maxAnswerBytes),
     logger: sdkLogger(deps.log, redact, LogLevel.WARN),
   });
   const fileHost = new URL(baseUrl).origin;
@@ -147,6 +174,9 @@ function tooLarge(maxBytes: number) {
 
 /** The SDK's errors by their `code` (the classes differ between bundled copies): Slack's word kept, tokens out. */
 function mapError(method: string, err: unknown, redact: (s: string) => string): Error {
+  // The cap's own error, as thrown by the body read or wrapped by the SDK as a request error.
+  const own = [err, (err as { original?: unknown })?.original].find((e) => SlackApiError.is(e));
+  if (own) return own as Error;
   const e = err as { code?: string; data?: { error?: unknown }; retryAfter?: unknown; statusCode?: unknown };
   switch (e?.code) {
     case "slack_webapi_platform_error": {

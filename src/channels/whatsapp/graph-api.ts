@@ -1,5 +1,5 @@
 import { defineError } from "../../error.ts";
-import { readCapped } from "../../net/read-capped.ts";
+import { readCapped, readCappedText } from "../../net/read-capped.ts";
 
 export const DEFAULT_GRAPH_BASE = "https://graph.facebook.com";
 /** Meta retires a Graph version about two years after it ships (v19.0, the earlier product's default, went in 2026). */
@@ -47,10 +47,19 @@ export type GraphApiDeps = {
   version: string;
   token: string;
   fetch?: (url: string, init?: RequestInit) => Promise<Response>;
+  /** MAX_ANSWER_BYTES unless a test sets a smaller one. */
+  maxAnswerBytes?: number;
 };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/**
+ * The most of one Graph answer read (a send's ids, a media URL, a phone number's details: each under a KB). Past
+ * it the read stops; a good answer is refused unparsed (WhatsAppApiError `answer too large`, not transient), an
+ * error answer is judged by its status and what fitted.
+ */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** A media download's error body is read this far for its message, the rest dropped. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 // Graph's throttling codes: app (4), account (80007), Cloud API throughput (130429), pair rate (131056).
 const RATE_LIMIT_CODES = new Set([4, 80007, 130429, 131056]);
 const TRANSIENT_TRANSPORT = new Set(["ECONNRESET", "ConnectionClosed", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
@@ -67,21 +76,32 @@ export function createGraphApi(deps: GraphApiDeps): GraphApi {
   const send = deps.fetch ?? fetch;
   const redact = (text: string) => (deps.token ? text.replaceAll(deps.token, "<access-token>") : text);
   const auth = { authorization: `Bearer ${deps.token}` };
+  const maxAnswerBytes = deps.maxAnswerBytes ?? MAX_ANSWER_BYTES;
 
   async function request<T>(path: string, init: RequestInit, options: CallOptions = {}): Promise<T> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const signal = AbortSignal.timeout(timeoutMs);
     let response: Response | undefined;
-    let body: Uint8Array;
+    let read: { body: Uint8Array; truncated: boolean };
     try {
       response = await send(`${base}/${deps.version}/${path}`, {
         ...init,
         headers: { ...auth, ...(init.headers as Record<string, string>) },
         signal,
       });
-      body = (await readCapped(response, MAX_ANSWER_BYTES)).body;
+      read = await readCapped(response, maxAnswerBytes);
     } catch (err) {
       throw unreachable(path, err, signal.aborted, timeoutMs, redact, response !== undefined);
+    }
+    const body = read.body;
+    if (read.truncated && response.ok) {
+      const where = path.split("?")[0]!;
+      throw WhatsAppApiError(`WhatsApp ${where}: the answer is larger than ${maxAnswerBytes} bytes; refusing it`, {
+        path: where,
+        status: response.status,
+        description: "answer too large",
+        transient: false,
+      });
     }
     let parsed: GraphAnswer | undefined;
     try {
@@ -131,7 +151,7 @@ export function createGraphApi(deps: GraphApiDeps): GraphApi {
         throw unreachable("media download", err, signal.aborted, timeoutMs, redact);
       }
       if (!response.ok) {
-        const text = await response.text().catch(() => "");
+        const text = await readCappedText(response, MAX_ERROR_BODY_BYTES);
         let parsed: GraphAnswer | undefined;
         try {
           parsed = JSON.parse(text) as GraphAnswer;

@@ -1,7 +1,14 @@
+import { readCapped } from "../../net/read-capped.ts";
 import { type TranscriptionDeps, TranscriptionFailed, TranscriptionTooLarge } from "./transcription-types.ts";
 
 /** A transcription of a few minutes of audio takes seconds; past this the call is a failure, not a wait. */
 export const TRANSCRIPTION_TIMEOUT_MS = 120_000;
+/**
+ * The most of one answer read: a transcript with word timings (Deepgram's) is some hundred KB for a long clip.
+ * A good answer past this is refused unparsed (TranscriptionFailed, the limit named); an error answer is cut
+ * there and only its start shown.
+ */
+export const MAX_TRANSCRIPTION_ANSWER_BYTES = 8 * 1024 * 1024;
 
 /**
  * One POST to a speech-to-text service, its JSON answer parsed. Every failure becomes a FermixError whose
@@ -25,7 +32,23 @@ export async function postForJson(
   } catch (err) {
     throw TranscriptionFailed(`${backend} transcription could not be reached: ${(err as Error).message}`, { backend });
   }
-  const text = await response.text().catch(() => "");
+  const maxBytes = deps.maxAnswerBytes ?? MAX_TRANSCRIPTION_ANSWER_BYTES;
+  let read: { body: Uint8Array; truncated: boolean };
+  try {
+    read = await readCapped(response, maxBytes);
+  } catch (err) {
+    throw TranscriptionFailed(`${backend}'s answer broke off: ${(err as Error).message}`, {
+      backend,
+      status: response.status,
+    });
+  }
+  if (read.truncated && response.ok) {
+    throw TranscriptionFailed(`${backend}'s answer is larger than ${maxBytes} bytes; refusing it`, {
+      backend,
+      status: response.status,
+    });
+  }
+  const text = new TextDecoder().decode(read.body);
   let body: any;
   try {
     body = text ? JSON.parse(text) : undefined;

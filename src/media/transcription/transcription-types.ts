@@ -6,7 +6,12 @@ export type AudioClip = { bytes: Uint8Array; mime: string; filename?: string };
 /** Where one backend call goes: resolved from [fermix_core.transcription] and the provider keys. */
 export type TranscriptionTarget = { baseUrl: string; apiKey: string; model?: string };
 
-export type TranscriptionDeps = { fetch: typeof fetch; timeoutMs?: number };
+export type TranscriptionDeps = {
+  fetch: typeof fetch;
+  timeoutMs?: number;
+  /** _http.ts's MAX_TRANSCRIPTION_ANSWER_BYTES unless a test sets a smaller one. */
+  maxAnswerBytes?: number;
+};
 
 /** One speech-to-text service: one file each, one line in backends.ts. */
 export type TranscriptionBackend = {

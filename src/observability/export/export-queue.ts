@@ -1,7 +1,11 @@
+import { createBackoff } from "../../net/backoff.ts";
+
 /**
  * A bounded queue sending batches beside the work that fills it: `push` never waits and never throws. Past
  * `limit` the oldest item is dropped and counted; one batch is in flight at a time, each bounded by
- * `timeoutMs`, so a collector that accepts and never answers costs one timed-out request, never a turn.
+ * `timeoutMs`, so a collector that accepts and never answers costs one timed-out request, never a turn. After a
+ * failed batch the next goes no sooner than the shared backoff rule allows (FAILED_BACKOFF: 1 s doubling to
+ * 5 min, with jitter; a success resets it), so a collector that is down is not sent a batch on every push.
  */
 export type ExportQueueOptions<T> = {
   batchSize: number;
@@ -12,7 +16,11 @@ export type ExportQueueOptions<T> = {
   /** A batch that failed (it is not retried: traces are best effort) and the first success after failures. */
   onError?: (err: Error) => void;
   onRecovered?: () => void;
+  /** The clock the backoff after a failure is measured on (tests move it by hand). */
+  now?: () => number;
 };
+
+export const FAILED_BACKOFF = { initialMs: 1_000, maxMs: 5 * 60_000 };
 
 export type ExportQueueStats = {
   /** The last batch failed (cleared by the next success). */
@@ -29,10 +37,19 @@ export function createExportQueue<T>(o: ExportQueueOptions<T>) {
   let inFlight: Promise<void> | undefined;
   let soon: ReturnType<typeof setTimeout> | undefined;
   let failing = false;
+  const now = o.now ?? Date.now;
+  const backoff = createBackoff(FAILED_BACKOFF);
+  // While failing: no batch goes out by itself before this (drain, at shutdown, still tries).
+  let resumeAt = 0;
   const stats: Omit<ExportQueueStats, "failing"> = { queued: 0, sent: 0, dropped: 0, failedBatches: 0 };
   // Unref'd: a timer of its own never keeps a finished CLI process alive.
-  const timer = setInterval(() => flush(), o.intervalMs);
+  const timer = setInterval(() => automatic(), o.intervalMs);
   timer.unref?.();
+
+  const automatic = () => {
+    if (failing && now() < resumeAt) return;
+    flush();
+  };
 
   const flush = (): Promise<void> | undefined => {
     if (inFlight || !items.length) return inFlight;
@@ -47,6 +64,7 @@ export function createExportQueue<T>(o: ExportQueueOptions<T>) {
         stats.sent += batch.length;
         if (failing) o.onRecovered?.();
         failing = false;
+        backoff.reset();
       })
       .catch((err: unknown) => {
         const error = controller.signal.aborted
@@ -58,6 +76,7 @@ export function createExportQueue<T>(o: ExportQueueOptions<T>) {
         stats.lastError = error.message;
         if (!failing) o.onError?.(error);
         failing = true;
+        resumeAt = now() + backoff.next();
       })
       .finally(() => {
         clearTimeout(deadline);
@@ -71,7 +90,7 @@ export function createExportQueue<T>(o: ExportQueueOptions<T>) {
     if (soon) return;
     soon = setTimeout(() => {
       soon = undefined;
-      flush();
+      automatic();
     }, 0);
     soon.unref?.();
   };

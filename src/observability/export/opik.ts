@@ -1,3 +1,4 @@
+import { readCappedText } from "../../net/read-capped.ts";
 import type { ExportSpan } from "./span-assembler.ts";
 
 /**
@@ -97,6 +98,7 @@ function iso(ms: number): string {
 }
 
 async function errorText(res: Response): Promise<string> {
-  const text = (await res.text().catch(() => "")).trim();
+  // An error body is only a detail: read up to 64 KiB (readCappedText's cap), 300 characters shown.
+  const text = (await readCappedText(res)).trim();
   return text.slice(0, 300) || res.statusText || "no body";
 }

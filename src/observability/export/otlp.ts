@@ -1,3 +1,4 @@
+import { readCappedText } from "../../net/read-capped.ts";
 import { VERSION } from "../../version.ts";
 import { spanHex, traceHex } from "./ids.ts";
 import type { ExportSpan } from "./span-assembler.ts";
@@ -25,7 +26,8 @@ export function createOtlpSender(target: OtlpTarget, fetchFn: typeof fetch) {
       signal,
     });
     if (!res.ok) {
-      const text = (await res.text().catch(() => "")).trim().slice(0, 300);
+      // An error body is only a detail: read up to 64 KiB (readCappedText's cap), 300 characters shown.
+      const text = (await readCappedText(res)).trim().slice(0, 300);
       throw new Error(`the OTLP collector answered ${res.status}: ${text || res.statusText || "no body"}`);
     }
     await res.body?.cancel();

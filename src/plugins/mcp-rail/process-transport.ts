@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import {
+  deserializeMessage,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  serializeMessage,
+} from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { groupEmptied } from "./child-groups.ts";
@@ -12,6 +16,14 @@ const STDERR_TAIL_BYTES = 2048;
 
 export type ProcessSpec = { command: string; args: string[]; cwd: string; env: Record<string, string> };
 
+export type ProcessTransportOptions = {
+  /**
+   * The longest stdout line taken (default: the MCP SDK's 10 MiB). A longer one cannot be framed any more: it is
+   * reported through onerror and the server is ended (and its supervisor restarts it).
+   */
+  maxLineBytes?: number;
+};
+
 /**
  * A stdio MCP transport whose server runs in its own process group. The SDK's StdioClientTransport cannot do
  * that (and merges the parent's environment in), so a server's helpers would outlive it; here `kill` signals
@@ -21,9 +33,18 @@ export class ProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * A stdout line that is not a JSON-RPC message (not JSON, or failing the SDK's schema: a non-object result, a
+   * missing id…), with the raw line, for a caller that must answer it (signal-cli fails the request it belongs to).
+   * Unset, the line goes to onerror and is otherwise dropped.
+   */
+  onunparsed?: (line: string, error: Error) => void;
 
   private child?: ChildProcess;
-  private readonly buffer = new ReadBuffer();
+  /** The start of a stdout line whose end has not arrived yet. */
+  private partial?: Buffer;
+  private unframed = false;
+  private readonly maxLineBytes: number;
   private exited?: Promise<void>;
   private stderrTail = "";
   private killed?: Promise<void>;
@@ -32,7 +53,10 @@ export class ProcessTransport implements Transport {
   constructor(
     private readonly spec: ProcessSpec,
     private readonly onStderr?: (line: string) => void,
-  ) {}
+    options: ProcessTransportOptions = {},
+  ) {
+    this.maxLineBytes = options.maxLineBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -121,30 +145,42 @@ export class ProcessTransport implements Transport {
     await this.exited;
     await groupEmptied(child.pid);
     groupEnded(child.pid);
-    this.buffer.clear();
+    this.partial = undefined;
   }
 
   private read(chunk: Buffer): void {
+    if (this.unframed) return;
+    let buffer = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
+    this.partial = undefined;
+    for (;;) {
+      const end = buffer.indexOf(0x0a);
+      if (end === -1 ? buffer.length > this.maxLineBytes : end > this.maxLineBytes) {
+        // One line past the cap: the stream can no longer be framed, so the server is ended, its pending
+        // requests failing with its exit, and nothing more of its output is read.
+        this.unframed = true;
+        this.onerror?.(new Error(`a line of output exceeded the maximum size of ${this.maxLineBytes} bytes`));
+        void this.kill();
+        return;
+      }
+      if (end === -1) break;
+      const line = buffer.toString("utf8", 0, end).replace(/\r$/, "");
+      buffer = buffer.subarray(end + 1);
+      if (line.trim()) this.deliver(line);
+    }
+    if (buffer.length) this.partial = buffer;
+  }
+
+  private deliver(line: string): void {
+    let message: JSONRPCMessage;
     try {
-      this.buffer.append(chunk);
+      message = deserializeMessage(line);
     } catch (err) {
-      // One message past the buffer cap: the stream can no longer be framed, so the server is ended.
-      this.onerror?.(err as Error);
-      void this.kill();
+      // A line that is not JSON-RPC (a stray console.log) is reported, not fatal.
+      if (this.onunparsed) this.onunparsed(line, err as Error);
+      else this.onerror?.(err as Error);
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (err) {
-        // A line that is not JSON-RPC (a stray console.log) is reported, not fatal.
-        this.onerror?.(err as Error);
-        continue;
-      }
-      if (!message) return;
-      this.onmessage?.(message);
-    }
+    this.onmessage?.(message);
   }
 
   private keepStderr(text: string): void {

@@ -1,3 +1,4 @@
+import { createBackoff } from "../../net/backoff.ts";
 import type { Log } from "../../observability/log.ts";
 import type { DiscoveredTool, McpSession, SessionTransport } from "./connect.ts";
 import { McpRuntimeMissing } from "./launch.ts";
@@ -42,7 +43,12 @@ export type HandleOptions = {
   discoveryTimeoutMs: number;
   callTimeoutMs: number;
   maxAttempts: number;
+  /** The first wait, between discovery attempts and before a reconnect; each later one doubles, with jitter… */
   backoffMs: number;
+  /** …up to this (the shared rule, net/backoff.ts). */
+  backoffMaxMs: number;
+  /** The jitter's source (tests pass a constant). */
+  random?: () => number;
   /** Reconnects allowed after crashes before the server is quarantined… */
   maxReconnects: number;
   /** …counted afresh once a session has stayed up this long. */
@@ -70,6 +76,11 @@ export function startServer(source: McpSource, opts: HandleOptions): McpServerHa
   let stopping = false;
   let reconnects = 0;
   let upSince = 0;
+  const policy = { initialMs: opts.backoffMs, maxMs: opts.backoffMaxMs };
+  // Within one (re)connect's discovery attempts; a new (re)connect starts it afresh.
+  const attemptWaits = createBackoff(policy, opts.random);
+  // Between reconnects after crashes; a session that stayed up `stableAfterMs` starts it afresh.
+  const reconnectWaits = createBackoff(policy, opts.random);
   let wake: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     wake = resolve;
@@ -95,10 +106,11 @@ export function startServer(source: McpSource, opts: HandleOptions): McpServerHa
     notify();
   };
 
-  /** Discovery with bounded retries: `maxAttempts` in all, backoff × 2^(n−1) between them. */
+  /** Discovery with bounded retries: `maxAttempts` in all, the shared backoff rule between them. */
   const discover = async (): Promise<void> => {
     status = "starting";
     attempts = 0;
+    attemptWaits.reset();
     let lastError = "";
     for (let n = 1; n <= opts.maxAttempts && !stopping; n++) {
       attempts = n;
@@ -128,7 +140,7 @@ export function startServer(source: McpSource, opts: HandleOptions): McpServerHa
         lastError = err instanceof Error ? err.message.replace(`${plugin.name}: `, "") : String(err);
         log.warn(`attempt ${n}/${opts.maxAttempts}: ${lastError}`);
       }
-      if (n < opts.maxAttempts && !stopping) await Promise.race([opts.sleep(opts.backoffMs * 2 ** (n - 1)), stopped]);
+      if (n < opts.maxAttempts && !stopping) await Promise.race([opts.sleep(attemptWaits.next()), stopped]);
     }
     if (!stopping) quarantine(`${attempts} discovery attempts failed; the last: ${lastError}`);
   };
@@ -176,7 +188,10 @@ export function startServer(source: McpSource, opts: HandleOptions): McpServerHa
     status = "starting";
     notify();
     await dead.transport.kill(); // helpers the crashed server left in its group
-    if (opts.now() - upSince >= opts.stableAfterMs) reconnects = 0;
+    if (opts.now() - upSince >= opts.stableAfterMs) {
+      reconnects = 0;
+      reconnectWaits.reset();
+    }
     reconnects++;
     if (reconnects > opts.maxReconnects) {
       const exit = dead.transport.exitStatus;
@@ -184,7 +199,11 @@ export function startServer(source: McpSource, opts: HandleOptions): McpServerHa
       quarantine(`exited ${reconnects} times in a row${how}; not restarting`);
       return;
     }
-    log.warn(`server exited; reconnecting (${reconnects}/${opts.maxReconnects})`);
+    const wait = reconnectWaits.next();
+    log.warn(`server exited; reconnecting (${reconnects}/${opts.maxReconnects}) in ${Math.ceil(wait / 100) / 10} s`);
+    // A server that dies at once must not be relaunched in a tight loop (a crash storm eats the machine).
+    await Promise.race([opts.sleep(wait), stopped]);
+    if (stopping) return;
     await discover();
   };
 

@@ -13,8 +13,10 @@ export type { McpCallResult } from "./tool-result.ts";
 
 export type McpSupervisorDeps = {
   now?: () => number;
-  /** The backoff wait between discovery attempts; tests pass one that records and returns at once. */
+  /** The backoff wait between discovery attempts and reconnects; tests pass one that records and returns at once. */
   sleep?: (ms: number) => Promise<void>;
+  /** The backoff's jitter source (tests pass a constant to read the schedule exactly). */
+  random?: () => number;
   log?: Log;
   /** The deadline for one attempt's initialize + tools/list. */
   discoveryTimeoutMs?: number;
@@ -48,9 +50,14 @@ export type McpSupervisor = {
 /** A start asked for after stopAll: the process is shutting down. */
 export const SupervisorClosed = defineError<{ plugin: string }>("plugin_servers_closed");
 
-/** The reference implementation's schedule: 5 attempts, 500 ms × 2^(n−1) between them (500, 1000, 2000, 4000). */
+/**
+ * The reference implementation's schedule: 5 attempts, 500 ms × 2^(n−1) between them (500, 1000, 2000, 4000), now
+ * by the shared rule (net/backoff.ts: each wait drawn up to 20 % below its ceiling). Reconnects after a crash wait
+ * the same way, growing to DISCOVERY_BACKOFF_MAX_MS, until `maxReconnects` in a row quarantine the server.
+ */
 export const DISCOVERY_ATTEMPTS = 5;
 export const DISCOVERY_BACKOFF_MS = 500;
+export const DISCOVERY_BACKOFF_MAX_MS = 30_000;
 /**
  * One attempt's deadline. 10 s covers a cold `npx`/`uvx` start on a slow disk, and keeps a server that hangs
  * quarantined within about a minute (5 × 10 s + 7.5 s of backoff) instead of the reference's two and a half.
@@ -77,6 +84,8 @@ export function createMcpSupervisor(deps: McpSupervisorDeps = {}): McpSupervisor
     callTimeoutMs: deps.callTimeoutMs ?? 120_000,
     maxAttempts: deps.maxAttempts ?? DISCOVERY_ATTEMPTS,
     backoffMs: DISCOVERY_BACKOFF_MS,
+    backoffMaxMs: DISCOVERY_BACKOFF_MAX_MS,
+    ...(deps.random ? { random: deps.random } : {}),
     maxReconnects: deps.maxReconnects ?? 5,
     stableAfterMs: 60_000,
     onChange: (handle) => {

@@ -1,3 +1,4 @@
+import { registerSecret } from "../../config/secret-registry.ts";
 import { defineError } from "../../error.ts";
 import { HttpRequestFailed, type JsonAnswer, requestJson } from "../../net/json-client.ts";
 import type { OAuthProvider } from "./providers.ts";
@@ -15,6 +16,11 @@ export type OAuthClient = { clientId: string; clientSecret: string };
 
 /** A token endpoint that has not answered in this long will not; the login or the plugin call says so. */
 const TOKEN_TIMEOUT_MS = 30_000;
+/**
+ * A token answer is a few KB. One past this is not read on: the request fails as OAuthUnreachable with the
+ * JSON client's "larger than … bytes" (sent once, as every token request here is).
+ */
+export const TOKEN_ANSWER_MAX_BYTES = 256 * 1024;
 
 export type TokenResponse = {
   access_token: string;
@@ -56,7 +62,14 @@ export async function requestToken(
   try {
     res = await requestJson(
       provider.tokenUrl,
-      { method: "POST", headers, body, redirect: "error", timeoutMs: TOKEN_TIMEOUT_MS },
+      {
+        method: "POST",
+        headers,
+        body,
+        redirect: "error",
+        timeoutMs: TOKEN_TIMEOUT_MS,
+        maxBytes: TOKEN_ANSWER_MAX_BYTES,
+      },
       { fetch: fetchFn },
     );
   } catch (err) {
@@ -77,9 +90,13 @@ export async function requestToken(
       status: res.status,
     });
   }
+  const refreshToken = typeof json.refresh_token === "string" && json.refresh_token ? json.refresh_token : undefined;
+  // Secrets from here on: whatever fails between this answer and auth.json must not print them.
+  registerSecret(json.access_token);
+  registerSecret(refreshToken);
   return {
     access_token: json.access_token,
-    refresh_token: typeof json.refresh_token === "string" && json.refresh_token ? json.refresh_token : undefined,
+    refresh_token: refreshToken,
     expires_in: expiresIn(json.expires_in),
     scopes: typeof json.scope === "string" ? json.scope.split(/[\s,]+/).filter(Boolean) : undefined,
     account: accountOf(provider.name, json),

@@ -1,10 +1,21 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { readCappedText } from "../../net/read-capped.ts";
 import type { WireCall, WireDeps } from "../types.ts";
 import { classifyHttpError, fail, WireFailure } from "./_failure.ts";
 
 export type SseMessage = { event?: string; data: string };
 
 type VendorErrorExtractor = (body: unknown) => { message?: string; code?: string };
+
+/**
+ * The largest one server-sent event may grow (its data; while it is still open, the bytes read since the last
+ * event ended, so within one chunk of exact). A Responses image result in base64 is a few MB, and
+ * `response.completed` repeats the whole output; past this the stream is cut and the call fails (transient), so a
+ * server that never ends an event cannot fill memory. The stream as a whole has no cap: an answer may run long.
+ */
+export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
+/** An error answer's body is read this far for its message (of which 300 characters are shown), the rest dropped. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /**
  * POSTs a JSON body and yields the answer's Server-Sent Events. The receive timeout is an idle
@@ -56,7 +67,7 @@ export async function* postForEvents(
     }
     arm();
     if (!response.ok) {
-      const text = await response.text().catch(() => "");
+      const text = await readCappedText(response, MAX_ERROR_BODY_BYTES);
       const vendor = extractError(safeJson(text));
       // Vendors echo a rejected key back (OpenAI repeats short ones whole); it must not reach logs or the terminal.
       const key = call.target.apiKey;
@@ -66,10 +77,23 @@ export async function* postForEvents(
     if (!response.body) fail(provider, "transient", `${provider} answered with an empty body`);
 
     const queue: SseMessage[] = [];
+    const maxEventBytes = deps.maxEventBytes ?? MAX_EVENT_BYTES;
+    // Bytes read since an event (or a comment) last ended: the size of the one being built.
+    let open = 0;
+    let oversized = false;
     const parser = createParser({
-      onEvent: (m: EventSourceMessage) => queue.push({ event: m.event, data: m.data }),
+      onEvent: (m: EventSourceMessage) => {
+        open = 0;
+        // One that began and ended inside a single chunk is measured whole.
+        if (Buffer.byteLength(m.data) > maxEventBytes) oversized = true;
+        queue.push({ event: m.event, data: m.data });
+      },
+      onComment: () => {
+        open = 0;
+      },
     });
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    const decoder = new TextDecoder();
+    const reader = response.body.getReader();
     try {
       while (true) {
         let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -81,7 +105,17 @@ export async function* postForEvents(
         }
         if (chunk.done) break;
         arm();
-        parser.feed(chunk.value);
+        const ended = queue.length;
+        parser.feed(decoder.decode(chunk.value, { stream: true }));
+        // No event ended in this chunk: it all went into the one still open.
+        if (queue.length === ended) open += chunk.value.byteLength;
+        if (oversized || open > maxEventBytes) {
+          fail(
+            provider,
+            "transient",
+            `${provider} sent an event larger than ${maxEventBytes} bytes; the answer was cut there`,
+          );
+        }
         while (queue.length) {
           yield queue.shift()!;
           // Frames already received keep parsing after an abort; a caller who cancelled gets no `done`.

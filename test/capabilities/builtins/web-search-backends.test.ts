@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { SEARCH_ANSWER_MAX_BYTES } from "../../../src/capabilities/builtins/_search-http.ts";
 import { createWebSearchTool, type WebSearchSettings } from "../../../src/capabilities/builtins/web-search.ts";
 import { createWebSearch } from "../../../src/capabilities/builtins/web-tools.ts";
 import type { ToolContext } from "../../../src/capabilities/tool.ts";
@@ -180,6 +181,13 @@ for (const vendor of VENDORS) {
         [VENDOR],
       ],
       ["no key at all", () => undefined, undefined, /no API key is configured/, []],
+      [
+        "an answer over the size cap (refused, not parsed)",
+        (v) => v.make({ apiKey: v.key, answer: () => Response.json({ pad: "x".repeat(SEARCH_ANSWER_MAX_BYTES) }) }),
+        vendor.key,
+        new RegExp(`the answer was larger than ${SEARCH_ANSWER_MAX_BYTES} bytes`),
+        [],
+      ],
     ];
 
     test.each(degrades)("%s degrades once to DuckDuckGo, loudly", async (_, make, key, reason, refuse) => {

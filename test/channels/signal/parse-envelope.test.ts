@@ -35,7 +35,8 @@ function params(data: Record<string, unknown> | null, envelope: Record<string, u
 
 describe("parseReceive", () => {
   test("a one-to-one text: the sender's number is chat and sender, the timestamp the message id", () => {
-    expect(parseReceive(params({ message: "hi" }), deps())).toEqual({
+    const notification = params({ message: "hi" });
+    expect(parseReceive(notification, deps())).toEqual({
       kind: "message",
       message: {
         id: "1700000000000",
@@ -46,6 +47,9 @@ describe("parseReceive", () => {
         text: "hi",
         attachments: [],
         chatType: "private",
+        sentAt: 1700000000000,
+        // The notification itself, kept in memory.db to revive the message after a restart.
+        raw: notification,
       },
     });
   });

@@ -42,12 +42,12 @@ function adapterFor(config: Record<string, unknown>, env: Record<string, string 
 async function running(env: Record<string, string> = {}) {
   const fake = await startFakeSignalCli({ account: ACCOUNT });
   defer(() => fake.close());
-  const { adapter } = adapterFor({ account: ACCOUNT, cli_path: fake.cliPath }, env);
+  const { adapter, logged } = adapterFor({ account: ACCOUNT, cli_path: fake.cliPath }, env);
   const received: InboundMessage[] = [];
-  await adapter.start((m) => received.push(m));
+  await adapter.start((m) => void received.push(m));
   await fake.waitForStart(1);
   await fake.waitForCall("version");
-  return { fake, adapter, received };
+  return { fake, adapter, received, logged };
 }
 
 describe("the Signal adapter", () => {
@@ -78,6 +78,48 @@ describe("the Signal adapter", () => {
       code: "signal_send_refused",
       message: `signal-cli send: Failed to send message (UNREGISTERED_FAILURE for ${OWNER})`,
     });
+  });
+
+  test("a send answered with a non-object result fails at once, naming send, and the next reply goes out", async () => {
+    const { fake, adapter, logged } = await running();
+    await fake.answerNextWith("send", '{"jsonrpc":"2.0","result":"sent","id":$ID}');
+    // Not the 30 s timeout's signal_cli_unavailable: the answer itself failed the send.
+    await expect(adapter.send({ chatId: OWNER }, { markdown: "first" })).rejects.toMatchObject({
+      code: "signal_protocol_error",
+      message: "signal-cli gave a malformed answer to send: its result is a string, not an object",
+      data: { method: "send" },
+    });
+    await logged("signal-cli: a malformed answer to send (request ");
+    const [second] = await adapter.send({ chatId: OWNER }, { markdown: "second" });
+    await fake.waitForCall("send", (c) => c.params.message === "second");
+    const sent = fake.calls.filter((c) => c.method === "send");
+    expect(sent.map((c) => c.params.message)).toEqual(["first", "second"]);
+    expect(sent[0]!.raw).toContain('"result":"sent"');
+    expect(second!.id).toBe(String(sent[1]!.result.timestamp));
+    expect(adapter.health().connected).toBe(true);
+  });
+
+  test("an answer that is not JSON, or has no id, fails the waiting send at once too", async () => {
+    const { fake, adapter } = await running();
+    await fake.answerNextWith("send", "Exception in thread main: not JSON");
+    await expect(adapter.send({ chatId: OWNER }, { markdown: "one" })).rejects.toMatchObject({
+      code: "signal_protocol_error",
+      message:
+        "signal-cli gave a malformed answer to send: a line that is not JSON (Exception in thread main: not JSON)",
+    });
+    await fake.answerNextWith("sendReaction", '{"jsonrpc":"2.0","result":{"timestamp":5}}');
+    await expect(adapter.react!({ chatId: OWNER }, "1700000000000", "👍")).rejects.toMatchObject({
+      code: "signal_protocol_error",
+      message: "signal-cli gave a malformed answer to sendReaction: an answer without a usable id",
+    });
+    await fake.answerNextWith("send", '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}');
+    await expect(adapter.send({ chatId: OWNER }, { markdown: "two" })).rejects.toMatchObject({
+      message:
+        "signal-cli gave a malformed answer to send: an answer without a usable id (its error -32700: Parse error)",
+    });
+    const [three] = await adapter.send({ chatId: OWNER }, { markdown: "three" });
+    const call = await fake.waitForCall("send", (c) => c.params.message === "three");
+    expect(three!.id).toBe(String(call.result.timestamp));
   });
 
   test("an account signal-cli does not have: restarting, with signal-cli's own words as the reason", async () => {

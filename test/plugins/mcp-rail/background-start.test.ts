@@ -32,6 +32,8 @@ async function setup(deps: McpSupervisorDeps = {}) {
     sleep: async (ms) => {
       sleeps.push(ms);
     },
+    // No jitter: the backoff's waits are read at their ceilings.
+    random: () => 0,
     onChange: changes.onChange,
     onDiscovered: (plugin, tools) => discovered.push({ plugin: plugin.name, tools: tools.map((t) => t.name) }),
     ...deps,

@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createMcpSupervisor, type McpSupervisorDeps } from "../../../src/plugins/mcp-rail/supervisor.ts";
+import {
+  createMcpSupervisor,
+  DISCOVERY_BACKOFF_MAX_MS,
+  type McpSupervisorDeps,
+} from "../../../src/plugins/mcp-rail/supervisor.ts";
 import { cleanupAfterEach } from "../../fixture/cleanup.ts";
 import { isGone, loggedPids, tempDir, writeMcpPlugin } from "./_fixture.ts";
 
@@ -18,6 +22,8 @@ async function setup(deps: McpSupervisorDeps = {}) {
     sleep: async (ms) => {
       sleeps.push(ms);
     },
+    // No jitter: the backoff's waits are read at their ceilings.
+    random: () => 0,
     ...deps,
   });
   defer(() => supervisor.stopAll());
@@ -112,6 +118,35 @@ describe("after a good start", () => {
     expect(await handle.ready()).toBe("quarantined");
     expect(handle.reason).toContain("not restarting");
   });
+
+  test("reconnects wait by the shared backoff rule, growing to its cap, until the bound quarantines", async () => {
+    const { sleeps, start } = await setup({ maxReconnects: 8 });
+    const handle = await start({ MODE: "normal" });
+    for (let n = 1; n <= 8; n++) {
+      await handle.call("fake_crash", {});
+      expect(await handle.ready()).toBe("ready");
+    }
+    expect(sleeps).toEqual([500, 1000, 2000, 4000, 8000, 16_000, DISCOVERY_BACKOFF_MAX_MS, DISCOVERY_BACKOFF_MAX_MS]);
+    await handle.call("fake_crash", {});
+    expect(await handle.ready()).toBe("quarantined");
+    expect(handle.reason).toContain("exited 9 times in a row");
+    expect(sleeps).toHaveLength(8);
+  }, 30_000);
+
+  test("a session that stayed up starts the reconnect waits afresh; the waits carry jitter", async () => {
+    const clock = { t: 1_000 };
+    const { sleeps, start } = await setup({ now: () => clock.t, random: () => 1 });
+    const handle = await start({ MODE: "normal" });
+    for (let n = 1; n <= 3; n++) {
+      await handle.call("fake_crash", {});
+      expect(await handle.ready()).toBe("ready");
+    }
+    clock.t += 60_000;
+    await handle.call("fake_crash", {});
+    expect(await handle.ready()).toBe("ready");
+    // 20 % jitter at its most: each wait is 80 % of its ceiling.
+    expect(sleeps).toEqual([400, 800, 1600, 400]);
+  }, 30_000);
 
   test("stop tears down the process tree and later calls are refused", async () => {
     const { pidLog, start } = await setup();
