@@ -11,6 +11,7 @@ import type { JobService } from "./jobs/job-service-contract.ts";
 import type { Review } from "./memory/review-contract.ts";
 import type { ExporterStatus } from "./observability/export/trace-export.ts";
 import type { Log } from "./observability/log.ts";
+import type { Traces } from "./observability/traces.ts";
 import type { PluginsReport } from "./protocol/schemas.ts";
 import type { Route, RouteChoice } from "./providers/routes.ts";
 import type { Sandbox } from "./sandbox/types.ts";
@@ -24,6 +25,8 @@ export interface App {
   skills: SkillCatalog;
   config: Config;
   log: Log;
+  /** The trace files' writer (`traces/YYYY-MM-DD/<type>.jsonl`): the daemon's fault policy writes `daemon_error` here. */
+  traces: Traces;
   lanes: Lanes;
   registry: Registry;
   /** The daemon's parts in list order (src/subsystems.ts): their states for status, health and doctor. */

@@ -85,6 +85,12 @@ export interface Subsystem<Api = unknown, Turn = unknown, Added = unknown> {
   status(): SubsystemStatus;
   /** What it adds to this turn; undefined when it does not join it. A failure is the caller's to report. */
   turn(turn: Turn): Promise<Added | undefined>;
+  /**
+   * An error that came from this part and nothing handled (the daemon's fault policy, src/daemon/fault-policy.ts),
+   * in words already fit to show (redacted). The part keeps running, "degraded" with the count and the last one,
+   * until the daemon restarts: an unexpected error is news for the owner even once the part seems fine again.
+   */
+  fault(detail: string): void;
 }
 
 export function bindSubsystem<Deps, Api, Turn, Added>(
@@ -95,6 +101,8 @@ export function bindSubsystem<Deps, Api, Turn, Added>(
   let ready: Api | undefined;
   let failure: string | undefined;
   let starting = false;
+  let faults = 0;
+  let lastFault = "";
   const api = (): Promise<Api> => {
     if (loading) return loading;
     const made = definition.load(deps);
@@ -146,9 +154,18 @@ export function bindSubsystem<Deps, Api, Turn, Added>(
     status() {
       const name = definition.name;
       if (failure) return { name, state: "failed", detail: failure };
-      if (ready !== undefined) return { name, ...(definition.status?.(ready) ?? { state: "running" }) };
-      if (starting || loading) return { name, state: "starting" };
-      return { name, state: wanted() ? "idle" : "off" };
+      const own: Omit<SubsystemStatus, "name"> =
+        ready !== undefined
+          ? (definition.status?.(ready) ?? { state: "running" })
+          : { state: starting || loading ? "starting" : wanted() ? "idle" : "off" };
+      if (!faults) return { name, ...own };
+      // A fault adds to what the part says of itself rather than hiding it (a degraded channel stays named).
+      const said = `${faults} unexpected error${faults === 1 ? "" : "s"} since the daemon started, the last: ${lastFault}`;
+      return { name, state: "degraded", detail: own.detail ? `${own.detail}; ${said}` : said };
+    },
+    fault(detail) {
+      faults += 1;
+      lastFault = detail;
     },
     async turn(turn) {
       const join = definition.turn;

@@ -77,6 +77,39 @@ describe("a bound subsystem", () => {
     expect(() => jobs.sync()).toThrow("does not load synchronously");
   });
 
+  test("a fault makes a running part degraded, adding to what it says itself; a failed part stays failed", async () => {
+    const deps: Deps = { wanted: true, journal: [] };
+    const channels = bindSubsystem(
+      defineSubsystem({
+        name: "channels",
+        wanted: () => true,
+        load: () => ({}),
+        status: () => ({ state: "degraded" as const, detail: "discord: token refused" }),
+      }),
+      deps,
+    );
+    const jobs = bindSubsystem(part("jobs"), deps);
+    await jobs.api();
+    jobs.fault("TypeError: x is null");
+    jobs.fault("Error: the clock fell over");
+    expect(jobs.status()).toEqual({
+      name: "jobs",
+      state: "degraded",
+      detail: "2 unexpected errors since the daemon started, the last: Error: the clock fell over",
+    });
+    await channels.api();
+    channels.fault("Error: once");
+    expect(channels.status()).toEqual({
+      name: "channels",
+      state: "degraded",
+      detail: "discord: token refused; 1 unexpected error since the daemon started, the last: Error: once",
+    });
+    const web = bindSubsystem(part("web", { fail: "start" }), deps);
+    await web.start().catch(() => {});
+    web.fault("Error: later");
+    expect(web.status()).toEqual({ name: "web", state: "failed", detail: "web port in use" });
+  });
+
   test("a turn asks a part only when it is loaded or wanted; a failure to load is reported and the turn goes on", async () => {
     const deps: Deps = { wanted: false, journal: [] };
     expect(await bindSubsystem(part("plugins"), deps).turn({ operator: true })).toBeUndefined();

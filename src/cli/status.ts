@@ -55,6 +55,11 @@ export function renderStatus(
   if (status.version !== VERSION) {
     text += `${paint.warn("warning:")} the daemon runs version ${status.version} but this binary is ${VERSION}; restart it: fermix restart\n`;
   }
+  // Errors nothing handled: the daemon kept serving, but the owner should know (the log has each stack).
+  if (status.daemon_errors) {
+    const n = status.daemon_errors;
+    text += `daemon: ${paint.warn(`${n} unexpected error${n === 1 ? "" : "s"}`)} since it started — fermix logs --level error\n`;
+  }
   // A part of the daemon in trouble says so, in its own words (its object is what /v1/health and doctor read too).
   for (const part of status.subsystems ?? []) {
     if (part.state !== "failed" && part.state !== "degraded") continue;

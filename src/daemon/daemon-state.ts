@@ -10,4 +10,6 @@ export type DaemonState = {
   requestShutdown(): void;
   /** The setup page's listener (absent: this daemon serves none). */
   web?: () => WebState;
+  /** Errors nothing handled since the daemon started (its fault policy, fault-policy.ts); absent: not counted. */
+  faults?: () => number;
 };

@@ -46,6 +46,16 @@ export const daemonCheck = defineCheck({
         "fix what it says, then fermix restart",
       );
     }
+    // Errors nothing handled (the fault policy kept the daemon up): a warning, since each one is a bug or a peer
+    // misbehaving, and the log has its stack.
+    const errors = status.daemon_errors ?? 0;
+    if (errors > 0) {
+      return row(
+        "warn",
+        `${running}, but ${errors} unexpected error${errors === 1 ? "" : "s"} since it started (each logged, and traced as daemon_error)`,
+        "fermix logs --level error (fermix restart if they keep coming)",
+      );
+    }
     return row("ok", running);
   },
 });

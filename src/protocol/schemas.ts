@@ -97,6 +97,11 @@ export const Status = v.object({
       }),
     ),
   ),
+  /**
+   * Errors nothing handled since the daemon started (an unhandled rejection, an uncaught exception): each was
+   * logged and traced as `daemon_error`, and the daemon kept serving. Absent from an older daemon.
+   */
+  daemon_errors: v.optional(v.number()),
 });
 export type Status = v.InferOutput<typeof Status>;
 

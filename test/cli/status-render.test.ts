@@ -61,6 +61,14 @@ describe("colour in human output", () => {
     expect(renderStatus(STATUS, PLAIN)).toBe(marked.replace(/<\/?(ok|warn|fail)>/g, ""));
   });
 
+  test("errors nothing handled are a warning line, only when there are any", () => {
+    const running = { ...STATUS, version: VERSION, reconnect: [], plugins: [] } as typeof STATUS;
+    expect(renderStatus({ ...running, daemon_errors: 0 }, MARK)).not.toContain("daemon:");
+    expect(renderStatus({ ...running, daemon_errors: 1 }, MARK)).toContain(
+      "daemon: <warn>1 unexpected error</warn> since it started — fermix logs --level error\n",
+    );
+  });
+
   test("fermix doctor colours the status column and keeps its layout on the plain words", () => {
     const report = {
       ok: false,

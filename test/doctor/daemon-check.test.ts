@@ -20,7 +20,11 @@ function home() {
 function fakeDaemon(
   h: TempHome,
   version: string,
-  opts: { hang?: boolean; subsystems?: Array<{ name: string; state: string; detail?: string }> } = {},
+  opts: {
+    hang?: boolean;
+    subsystems?: Array<{ name: string; state: string; detail?: string }>;
+    daemonErrors?: number;
+  } = {},
 ) {
   const server = Bun.serve({
     unix: `${h.home}/daemon.sock`,
@@ -38,6 +42,7 @@ function fakeDaemon(
         fallback_providers: [],
         active_turns: 0,
         ...(opts.subsystems ? { subsystems: opts.subsystems } : {}),
+        ...(opts.daemonErrors !== undefined ? { daemon_errors: opts.daemonErrors } : {}),
       });
     },
   });
@@ -104,6 +109,24 @@ describe("doctor: daemon socket", () => {
       detail: `running (pid 4242, version ${deps.version}), but these parts did not start: jobs (memory.db is locked)`,
       fix: "fix what it says, then fermix restart",
     });
+  });
+
+  test("errors nothing handled warn with their count; none is ok", async () => {
+    const h = home();
+    const deps = doctorDeps(h, viaSocket(h));
+    fakeDaemon(h, deps.version, { daemonErrors: 3 });
+    const { rows } = await runDoctor(deps, [daemonCheck]);
+    expect(rows[0]).toEqual({
+      id: "daemon",
+      title: "daemon",
+      status: "warn",
+      detail: `running (pid 4242, version ${deps.version}), but 3 unexpected errors since it started (each logged, and traced as daemon_error)`,
+      fix: "fermix logs --level error (fermix restart if they keep coming)",
+    });
+    const quiet = home();
+    const quietDeps = doctorDeps(quiet, viaSocket(quiet));
+    fakeDaemon(quiet, quietDeps.version, { daemonErrors: 0 });
+    expect((await runDoctor(quietDeps, [daemonCheck])).rows[0]!.status).toBe("ok");
   });
 
   test("another version warns and names fermix restart", async () => {

@@ -7,7 +7,8 @@ import type { ServerWebSocket } from "bun";
  * op with 4001, undecodable JSON with 4002. Heartbeats (op 1) are acknowledged (op 11) and must keep coming, or
  * the session times out (4009). Each session numbers its dispatches and keeps them: Resume (op 6) with the session
  * id and last sequence replays what the client missed, then RESUMED; an unknown session gets op 9 (false). The
- * test drives it: dispatch events, drop the socket, ask for a reconnect (op 7) or a heartbeat (op 1).
+ * test drives it: dispatch events, drop the socket, ask for a reconnect (op 7) or a heartbeat (op 1), or — hostile
+ * the way a broken Discord would be — answer Identify with a READY whose `d` is not a session (`malformReady`).
  */
 
 export type GatewayFrame = { connection: number; op: number; d: any; at: number };
@@ -51,7 +52,15 @@ export function createFakeGateway(options: FakeGatewayOptions) {
   const refusals: Array<{ connection: number; code: number; reason: string; at: number }> = [];
   /** Events a Resume replayed (sent after the sequence the client named). */
   const replayed: Dispatch[] = [];
+  /** The malformed READYs sent (`malformReady`), one per Identify answered that way. */
+  const malformed: Array<{ connection: number; at: number }> = [];
   const frameWaiters = new Set<Waiter<GatewayFrame>>();
+  const malformedWaiters = new Set<Waiter<typeof malformed>>();
+  const closeWaiters = new Set<Waiter<(typeof closes)[number]>>();
+  /** While set, every Identify is answered with READY carrying this `d` (and no session starts). */
+  let badReady: { d: unknown } | undefined;
+  /** While set, every Identify is left unanswered (a gateway that hangs before READY). */
+  let silent = false;
   const startWaiters = new Set<Waiter<SessionStart[]>>();
   const connections = new Map<number, Connection>();
   const sessions = new Map<string, Session>();
@@ -99,6 +108,22 @@ export function createFakeGateway(options: FakeGatewayOptions) {
       return close(connection, 4014, "Disallowed intent(s).");
     }
     if (d.shard !== undefined && JSON.stringify(d.shard) !== "[0,1]") return close(connection, 4010, "Invalid shard.");
+    if (silent) {
+      connection.identified = true;
+      return;
+    }
+    if (badReady) {
+      connection.identified = true;
+      send(connection.socket, { op: 0, t: "READY", s: 1, d: badReady.d });
+      malformed.push({ connection: connection.id, at: Date.now() });
+      for (const waiter of [...malformedWaiters]) {
+        if (waiter.predicate(malformed)) {
+          malformedWaiters.delete(waiter);
+          waiter.resolve(malformed);
+        }
+      }
+      return;
+    }
     const session: Session = {
       id: crypto.randomUUID().replaceAll("-", ""),
       seq: 0,
@@ -149,6 +174,7 @@ export function createFakeGateway(options: FakeGatewayOptions) {
     closes,
     refusals,
     replayed,
+    malformed,
 
     open(socket: ServerWebSocket<SocketData>) {
       const id = socket.data.connection;
@@ -208,7 +234,14 @@ export function createFakeGateway(options: FakeGatewayOptions) {
       if (!connection) return;
       clearInterval(connection.watchdog);
       connections.delete(connection.id);
-      closes.push({ connection: connection.id, code, at: Date.now() });
+      const closed = { connection: connection.id, code, at: Date.now() };
+      closes.push(closed);
+      for (const waiter of [...closeWaiters]) {
+        if (waiter.predicate(closed)) {
+          closeWaiters.delete(waiter);
+          waiter.resolve(closed);
+        }
+      }
       // The session outlives its socket: events from now on wait for a Resume.
       if (connection.session?.socket === socket) connection.session.socket = undefined;
     },
@@ -240,6 +273,32 @@ export function createFakeGateway(options: FakeGatewayOptions) {
       const found = frames.find(predicate);
       if (found) return Promise.resolve(found);
       return new Promise((resolve) => frameWaiters.add({ predicate, resolve }));
+    },
+
+    /**
+     * From now on every Identify is answered with `{"op":0,"t":"READY","s":1,"d":<d>}` — `d: null` is the frame that
+     * used to end the daemon — and no session starts; `undefined` goes back to real READYs.
+     */
+    malformReady(d: unknown) {
+      badReady = d === undefined ? undefined : { d };
+    },
+
+    /** From now on Identify gets no answer at all, until called with false. */
+    silenceReady(on: boolean) {
+      silent = on;
+    },
+
+    waitForMalformed(n: number): Promise<typeof malformed> {
+      const predicate = (list: typeof malformed) => list.length >= n;
+      if (predicate(malformed)) return Promise.resolve(malformed);
+      return new Promise((resolve) => malformedWaiters.add({ predicate, resolve }));
+    },
+
+    /** Resolves with the first socket end (recorded or to come) that `predicate` accepts. */
+    waitForClose(predicate: (closed: (typeof closes)[number]) => boolean): Promise<(typeof closes)[number]> {
+      const found = closes.find(predicate);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve) => closeWaiters.add({ predicate, resolve }));
     },
 
     waitForStarts(predicate: (starts: SessionStart[]) => boolean): Promise<SessionStart[]> {
