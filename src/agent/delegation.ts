@@ -5,7 +5,6 @@ import type { Config } from "../config/schema.ts";
 import type { SecretDeps } from "../config/secrets.ts";
 import { oneShotSubagentRoutes } from "../providers/one-shot-route.ts";
 import type { RouterDeps } from "../providers/router.ts";
-import type { Route } from "../providers/routes.ts";
 import { subagentRoutes } from "../providers/routing-config.ts";
 import { runSubagents } from "./subagents.ts";
 
@@ -16,7 +15,6 @@ export function createDelegation(deps: {
   env: Env;
   secrets: SecretDeps;
   liveConfig: () => Config;
-  redactRoutes(routes: Route[]): Route[];
   agentName: string;
   now: () => number;
 }): Delegation {
@@ -27,11 +25,9 @@ export function createDelegation(deps: {
         router: deps.router,
         // As config.toml says now (like unpinned jobs): a model_routing_config change applies to the next sub-agent.
         routes: (oneShot) =>
-          deps.redactRoutes(
-            oneShot
-              ? oneShotSubagentRoutes(deps.liveConfig(), deps.env, deps.secrets, oneShot)
-              : subagentRoutes(deps.liveConfig(), deps.env, deps.secrets),
-          ),
+          oneShot
+            ? oneShotSubagentRoutes(deps.liveConfig(), deps.env, deps.secrets, oneShot)
+            : subagentRoutes(deps.liveConfig(), deps.env, deps.secrets),
         agentName: deps.agentName,
         now: deps.now,
       }),

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as v from "valibot";
+import { registerSecret } from "../config/secret-registry.ts";
 import { defineError } from "../error.ts";
 import { acquirePidLock } from "../fs/pid-lock.ts";
 import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
@@ -87,7 +88,7 @@ export function createAuthStore(file: string, deps: AuthStoreDeps = {}): AuthSto
         if (next === null) return current;
         const providers = { ...(raw.providers ?? {}) };
         if (next === undefined) delete providers[id];
-        else providers[id] = v.parse(StoredProfile, next);
+        else providers[id] = registerTokens(v.parse(StoredProfile, next));
         writePrivateFileAtomically(file, `${JSON.stringify({ ...raw, version: 2, providers }, null, 2)}\n`);
         return next;
       } finally {
@@ -181,8 +182,15 @@ function profileOf(raw: Raw, id: ProfileId, file: string, replacing = false): St
   const entry = raw.providers && Object.hasOwn(raw.providers, id) ? raw.providers[id] : undefined;
   if (entry === undefined) return undefined;
   const parsed = v.safeParse(StoredProfile, entry);
-  if (parsed.success) return parsed.output;
+  if (parsed.success) return registerTokens(parsed.output);
   // A damaged entry is as good as none to a write that replaces it; to a reader it is a sign-in to redo.
   if (replacing) return undefined;
   throw AuthFileBroken(`${file}: providers.${id} is malformed; ${loginHint(id)} to replace it`, { file });
+}
+
+/** A profile's tokens, as they are read or written, join the process's secrets to redact (config/secret-registry.ts). */
+function registerTokens(entry: StoredProfile): StoredProfile {
+  registerSecret(entry.tokens.access_token);
+  registerSecret(entry.tokens.refresh_token);
+  return entry;
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import type { Env } from "../config/env.ts";
 import { parseConfig } from "../config/load.ts";
 import type { FermixPaths } from "../config/paths.ts";
+import { envSecret } from "../config/secrets.ts";
 import { FermixError } from "../error.ts";
 import { type AuthStore, createAuthStore } from "./auth-file.ts";
 import { applyLoginToConfig, applyLogoutToConfig } from "./config-mode.ts";
@@ -92,7 +93,7 @@ async function anthropicLogin(opts: LoginOptions, store: AuthStore, deps: AuthCo
     return setupTokenLogin(store, opts.setupTokenValue ?? (await deps.readSetupToken()), deps.now);
   }
   if (opts.importClaudeCode) return claudeCodeImport(store, deps.env, deps.now);
-  const fromEnv = deps.env.CLAUDE_CODE_OAUTH_TOKEN;
+  const fromEnv = envSecret(deps.env, "CLAUDE_CODE_OAUTH_TOKEN");
   if (fromEnv) return setupTokenLogin(store, fromEnv, deps.now);
   throw usage(
     "signing in to Claude needs --setup-token (the token `claude setup-token` prints, on stdin), --import-claude-code (Claude Code's own login), or CLAUDE_CODE_OAUTH_TOKEN in the environment",

@@ -4,6 +4,7 @@ import { defineError } from "../error.ts";
 import { writePrivateFileAtomically } from "../fs/write-private-file.ts";
 import { fileSizeSync } from "../runtime/files.ts";
 import { spawnSync } from "../runtime/processes.ts";
+import { registerSecret } from "./secret-registry.ts";
 
 /**
  * Writes the secrets that config.toml names as "@keyring". The coordinates mirror the reader in
@@ -47,6 +48,7 @@ export function createSecretStore(deps: SecretStoreDeps): SecretStore {
     async store(slot, value) {
       const file = fileOf(slot);
       if (!value) throw SecretStoreFailed(`refusing to store an empty secret for ${slot}`, { slot });
+      registerSecret(value);
       if (keyring && writeKeyring(run, platform, slot, value, argvFor)) {
         // The reader looks at the file store first: a copy left there from an earlier fallback would win.
         rmSync(file, { force: true });

@@ -4,6 +4,7 @@ import { defineError } from "../error.ts";
 import { fileSizeSync } from "../runtime/files.ts";
 import { spawnSync } from "../runtime/processes.ts";
 import type { Env } from "./env.ts";
+import { registerSecret } from "./secret-registry.ts";
 import type { SecretRef } from "./sections/secret-ref.ts";
 
 /** `$NAME` or `${NAME}`: a secret read from the environment rather than written in config.toml. */
@@ -25,10 +26,28 @@ export type SecretDeps = {
 };
 
 /**
- * Resolves a configured secret. `slot` is the secret's env-style name (OPENAI_API_KEY): it names the
- * keyring entry and appears in errors instead of the value, which never does.
+ * Resolves a configured secret — the one place the process does — and registers the value for redaction
+ * (secret-registry.ts). `slot` is the secret's env-style name (OPENAI_API_KEY): it names the keyring entry and
+ * appears in errors instead of the value, which never does.
  */
 export function resolveSecret(ref: SecretRef, slot: string, deps: SecretDeps): string {
+  const value = readSecret(ref, slot, deps);
+  registerSecret(value);
+  return value;
+}
+
+/**
+ * A secret read straight from an environment variable when config.toml names none (OPENAI_API_KEY,
+ * OPIK_API_KEY, …): undefined when unset or blank; registered for redaction like a resolved one.
+ */
+export function envSecret(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (!value?.trim()) return undefined;
+  registerSecret(value);
+  return value;
+}
+
+function readSecret(ref: SecretRef, slot: string, deps: SecretDeps): string {
   if (typeof ref === "string") {
     if (ref === "@keyring") return fromKeyring(slot, deps);
     const envRef = ENV_REFERENCE.exec(ref);

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { forgetAuth } from "../auth/forget-route.ts";
 import { FermixError } from "../error.ts";
 import { askLocally } from "../gateway/local-ask.ts";
+import { redact } from "../observability/redact.ts";
 import {
   AskRequest,
   type Health,
@@ -37,20 +38,20 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
           subsystems: subsystemStates(state),
         } satisfies Health);
       case "GET /v1/status":
-        return Response.json(status(state));
+        return redactedJson(status(state));
       case "POST /v1/ask":
         return await ask(req, state);
       case "GET /v1/plugins":
-        return Response.json(await state.app.plugins.report());
+        return redactedJson(await state.app.plugins.report());
       case "POST /v1/plugins/reload":
         // ?dev_local=1 (an author's `fermix plugins reload`) also restarts dev_local servers, whose code changes
         // in place without a new version.
         await state.app.plugins.reload({ devLocal: new URL(req.url).searchParams.get("dev_local") === "1" });
-        return Response.json(await state.app.plugins.report());
+        return redactedJson(await state.app.plugins.report());
       case "POST /v1/skills/reload":
         return Response.json(reloadReport(await state.app.skills.reload()));
       case "GET /v1/channels":
-        return Response.json({
+        return redactedJson({
           channels: state.app.channels.status(),
           webhooks: state.app.channels.runtime()?.webhooks() ?? { state: "idle" },
         });
@@ -70,6 +71,14 @@ export async function handle(req: Request, state: DaemonState): Promise<Response
   } catch (err) {
     return errorResponse(err);
   }
+}
+
+/**
+ * A state the daemon reports (a plugin's or a channel's last error, a model's words) may quote a secret a peer
+ * echoed back; the CLI on the other end never resolved this process's secrets, so the daemon redacts before sending.
+ */
+function redactedJson(body: unknown): Response {
+  return new Response(redact(JSON.stringify(body)), { headers: { "content-type": "application/json" } });
 }
 
 function notFound(route: string): never {
@@ -124,6 +133,7 @@ function status(state: DaemonState): Status {
     subsystems: subsystemStates(state),
     ...(state.web ? { web: state.web() } : {}),
     trace_export: state.app.traceExport(),
+    ...(state.faults ? { daemon_errors: state.faults() } : {}),
   };
 }
 
@@ -152,7 +162,7 @@ async function ask(req: Request, state: DaemonState): Promise<Response> {
     start(out) {
       const send = (event: string, data: unknown) => {
         try {
-          out.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+          out.enqueue(encoder.encode(`event: ${event}\ndata: ${redact(JSON.stringify(data))}\n\n`));
         } catch {}
       };
       // A comment line now and then keeps a slow turn's connection from looking idle to either side.

@@ -147,17 +147,14 @@ function channelDeps(ctx: DoctorContext, block: Record<string, unknown>, routes:
     config: block,
     env: ctx.env,
     webhooks: { register: (route) => void routes.push(route) },
-    resolveSecret: (ref, slot) => {
-      const value = resolveSecret(ref as SecretRef, slot, {
+    resolveSecret: (ref, slot) =>
+      resolveSecret(ref as SecretRef, slot, {
         env: ctx.env,
         secretsDir: ctx.paths.secrets,
         profile: ctx.config?.fermix_core?.profile,
         platform: ctx.platform,
         run: ctx.run,
-      });
-      if (value) ctx.secrets.push(value);
-      return value;
-    },
+      }),
     log: { info: quiet, warn: quiet, error: quiet },
     now: ctx.now,
   });

@@ -48,8 +48,6 @@ export type DoctorContext = DoctorDeps & {
   config?: Config;
   configError?: FermixError;
   configExists: boolean;
-  /** Secret values met on the way (provider keys); every printed line is redacted against them. */
-  secrets: string[];
   /** `~/.fermix/config.toml` rather than the absolute path. */
   display(path: string): string;
 };

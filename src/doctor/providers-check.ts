@@ -75,7 +75,6 @@ async function probeRow(
     return { ...row, status: "fail", detail: `${id} (${role}): ${message}`, fix: "run fermix setup" };
   }
   if (!route) return { ...row, status: "fail", detail: `${id} (${role}): could not be resolved` };
-  if (route.target.apiKey) ctx.secrets.push(route.target.apiKey);
   const probe = await probeProvider(route, { fetch: ctx.fetch, timeoutMs: ctx.probeTimeoutMs });
   return {
     ...row,

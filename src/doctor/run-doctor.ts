@@ -48,11 +48,14 @@ export type DoctorReport = {
   rows: DoctorRow[];
 };
 
-/** Runs every check side by side (the provider probes are the slow part) and redacts what they say. */
+/**
+ * Runs every check side by side (the provider probes are the slow part) and redacts what they say: every secret
+ * a check resolved on the way was registered as it was (config/secret-registry.ts).
+ */
 export async function runDoctor(deps: DoctorDeps, checks: readonly DoctorCheck[] = CHECKS): Promise<DoctorReport> {
   const ctx = await doctorContext(deps);
   const results = await Promise.all(checks.map((check) => check.run(ctx).catch((err) => [crashed(check, err)])));
-  const rows = results.flat().map((row) => scrub(row, ctx.secrets));
+  const rows = results.flat().map(scrub);
   const count = (status: DoctorRow["status"]) => rows.filter((r) => r.status === status).length;
   const counts = { ok: count("ok"), warn: count("warn"), fail: count("fail") };
   return { ok: counts.fail === 0, full: deps.full, version: deps.version, counts, rows };
@@ -63,7 +66,6 @@ export async function doctorContext(deps: DoctorDeps): Promise<DoctorContext> {
   const ctx: DoctorContext = {
     ...deps,
     configExists: await fileExists(deps.paths.config),
-    secrets: [],
     display: (path) => (home && home !== "/" && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path),
   };
   try {
@@ -82,10 +84,6 @@ function crashed(check: DoctorCheck, err: unknown): DoctorRow {
   return { id: check.id, title: check.id, status: "fail", detail: `the check itself failed: ${message}` };
 }
 
-function scrub(row: DoctorRow, secrets: readonly string[]): DoctorRow {
-  return {
-    ...row,
-    detail: redact(row.detail, secrets),
-    ...(row.fix !== undefined ? { fix: redact(row.fix, secrets) } : {}),
-  };
+function scrub(row: DoctorRow): DoctorRow {
+  return { ...row, detail: redact(row.detail), ...(row.fix !== undefined ? { fix: redact(row.fix) } : {}) };
 }

@@ -45,7 +45,6 @@ export const traceExportCheck = defineCheck({
     } catch (err) {
       return [row("fail", `not exporting: ${(err as Error).message}`, "fix the setting named, then fermix restart")];
     }
-    ctx.secrets.push(...plan.secrets);
     const targets: { label: string; probe: (signal: AbortSignal) => Promise<void> }[] = [];
     if (plan.opik) {
       const { baseUrl, project, workspace } = plan.opik;

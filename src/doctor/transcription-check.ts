@@ -40,7 +40,6 @@ export const transcriptionCheck = defineCheck({
       const message = err instanceof Error ? err.message : String(err);
       return [row("fail", `${what}: ${message}`, setKey)];
     }
-    ctx.secrets.push(key.key);
     const keyIs = `key: ${describeSource(backend, key.source)}`;
     if (!ctx.full) return [row("ok", `${what}; ${keyIs} (fermix doctor --full sends it one short test clip)`)];
     const baseUrl = (section.base_url ?? backend.defaultBaseUrl).replace(/\/+$/, "");

@@ -7,7 +7,7 @@ import type { FermixPaths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { SecretDeps } from "../config/secrets.ts";
 import type { Log } from "../observability/log.ts";
-import { type Route, resolveRoutes } from "../providers/routes.ts";
+import { resolveRoutes } from "../providers/routes.ts";
 import { cronRoutes } from "../providers/routing-config.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
@@ -22,8 +22,6 @@ export type JobsDeps = {
   liveConfig: () => Config;
   env: Env;
   secrets: SecretDeps;
-  /** Registers the routes' keys for redaction; hands them back. */
-  redactRoutes(routes: Route[]): Route[];
   now: () => number;
   log: Log;
   skills: SkillCatalog;
@@ -52,11 +50,9 @@ export const jobsSubsystem = defineSubsystem({
       turn: deps.jobTurn,
       // As config.toml says now: a pinned provider+model alone, else the cron routing or the chain.
       routes: (pin) =>
-        deps.redactRoutes(
-          pin
-            ? resolveRoutes(deps.liveConfig(), deps.env, deps.secrets, pin).slice(0, 1)
-            : cronRoutes(deps.liveConfig(), deps.env, deps.secrets),
-        ),
+        pin
+          ? resolveRoutes(deps.liveConfig(), deps.env, deps.secrets, pin).slice(0, 1)
+          : cronRoutes(deps.liveConfig(), deps.env, deps.secrets),
       skill: async (name) => {
         const found = (await deps.skills.load()).skills.find((s) => s.name === name);
         return found && { instructions: found.body, allowedTools: found.allowedTools };

@@ -22,7 +22,8 @@ export const LOG_KEEP = 5;
 
 /**
  * The program's logger: one line per event, `<iso time> <LEVEL> [tag] message`, to the log file and,
- * for the daemon, stderr. Every sink receives text that already passed the redactor. The file sink is
+ * for the daemon, stderr. Every sink receives text that already passed the redactor (every secret the process has
+ * registered, config/secret-registry.ts, and the vendor key shapes). The file sink is
  * hand-written (importing consola costs ~7 ms of start-up, which the in-process ask would pay); the stderr
  * sink is consola, imported only when one is wanted — see stderr-sink.ts for what it prints where.
  */
@@ -34,7 +35,6 @@ export function createLog(opts: {
    */
   stderr?: boolean | { env?: Env; style?: StderrStyle; write?: (text: string) => void };
   level?: LogLevel;
-  secrets?: () => readonly string[];
   now?: () => Date;
   /** Rotation: `fermix.log` → `fermix.log.1` … `.<keep>` once it would pass `maxBytes`. */
   rotate?: { maxBytes: number; keep: number };
@@ -52,7 +52,7 @@ export function createLog(opts: {
     const text = args.map((a) => (typeof a === "string" ? a : render(a))).join(" ");
     const date = opts.now?.() ?? new Date();
     const stamp = date.toISOString();
-    const line = `${redact(`${stamp} ${level.toUpperCase()}${tag ? ` [${tag}]` : ""} ${text}`, opts.secrets?.() ?? [])}\n`;
+    const line = `${redact(`${stamp} ${level.toUpperCase()}${tag ? ` [${tag}]` : ""} ${text}`)}\n`;
     if (opts.file) {
       if (!dirReady) {
         mkdirSync(dirname(opts.file), { recursive: true, mode: 0o700 });
@@ -72,8 +72,7 @@ export function createLog(opts: {
     }
     if (stderr) {
       // Redacted before consola sees it: the tag and text separately, as the reporter lays them out itself.
-      const secrets = opts.secrets?.() ?? [];
-      stderr.send({ level, tag: tag && redact(tag, secrets), text: redact(text, secrets), date });
+      stderr.send({ level, tag: tag && redact(tag), text: redact(text), date });
     }
   };
   const make = (tag?: string): Log => ({

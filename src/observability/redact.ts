@@ -1,6 +1,9 @@
+import { registeredSecrets } from "../config/secret-registry.ts";
+
 /**
  * Credential-shaped tokens are replaced by `[REDACTED:<vendor>]` in every log line, trace and error
- * that leaves the process. A marker means the redactor caught a secret, not that data was lost.
+ * that leaves the process, and so is every secret value the process has registered (config/secret-registry.ts)
+ * whatever its shape. A marker means the redactor caught a secret, not that data was lost.
  */
 const PATTERNS: Array<[RegExp, string]> = [
   [/sk-ant-[A-Za-z0-9_-]{8,}/g, "anthropic"],
@@ -23,7 +26,11 @@ const PATTERNS: Array<[RegExp, string]> = [
 
 export function redact(text: string, extraSecrets: readonly string[] = []): string {
   let out = text;
-  for (const secret of extraSecrets) {
+  // Longest first, so a secret that contains another is replaced whole.
+  const known = extraSecrets.length
+    ? [...registeredSecrets(), ...extraSecrets].sort((a, b) => b.length - a.length)
+    : registeredSecrets();
+  for (const secret of known) {
     if (secret.length >= 6) out = out.split(secret).join("[REDACTED:secret]");
   }
   for (const [pattern, vendor] of PATTERNS) {

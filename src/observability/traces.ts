@@ -35,7 +35,6 @@ export function captureContent(env: Readonly<Record<string, string | undefined>>
 export function createTraces(opts: {
   dir: string;
   now?: () => number;
-  secrets?: () => readonly string[];
   capture?: boolean;
   /** Each line as written (redacted), for the trace exporters (observability/export); must not throw. */
   onRecord?: (record: Record<string, unknown>) => void;
@@ -51,7 +50,7 @@ export function createTraces(opts: {
           mkdirSync(day, { recursive: true, mode: 0o700 });
           ready.add(day);
         }
-        const line = redact(JSON.stringify({ ts: at.toISOString(), type, ...record }), opts.secrets?.() ?? []);
+        const line = redact(JSON.stringify({ ts: at.toISOString(), type, ...record }));
         appendFileSync(join(day, `${type}.jsonl`), `${line}\n`, { mode: 0o600 });
         opts.onRecord?.(JSON.parse(line));
       } catch {}

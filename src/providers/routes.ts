@@ -1,7 +1,7 @@
 import type { Env } from "../config/env.ts";
 import type { Config } from "../config/schema.ts";
 import { providerKeySlot } from "../config/secret-slots.ts";
-import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
+import { envSecret, resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import type { Effort, ProviderBlock } from "../config/sections/providers.ts";
 import { defineError } from "../error.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "./descriptors.ts";
@@ -106,7 +106,7 @@ function buildRoute(
   let apiKey: string | undefined;
   if (!d.keyless && !oauth) {
     const slot = providerKeySlot(d);
-    apiKey = block.api_key !== undefined ? resolveSecret(block.api_key, slot, secrets) : env[slot];
+    apiKey = block.api_key !== undefined ? resolveSecret(block.api_key, slot, secrets) : envSecret(env, slot);
     if (!apiKey) throw ProviderSetup(`${d.label} has no API key: ${setupHint(d)}`, { provider: d.id });
   }
   const model = modelOverride ?? block.default_model ?? d.defaultModel;

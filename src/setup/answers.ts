@@ -2,7 +2,7 @@ import { UsageError } from "../cli/exit.ts";
 import type { Env } from "../config/env.ts";
 import type { Config } from "../config/schema.ts";
 import { providerKeySlot } from "../config/secret-slots.ts";
-import { resolveSecret, type SecretDeps } from "../config/secrets.ts";
+import { envSecret, resolveSecret, type SecretDeps } from "../config/secrets.ts";
 import { EFFORTS, type Effort, type ProviderBlock } from "../config/sections/providers.ts";
 import { findProvider, PROVIDERS, type ProviderDescriptor } from "../providers/descriptors.ts";
 import { effortLevels, resolveEffort } from "../providers/effort.ts";
@@ -210,7 +210,7 @@ async function gatherKey(
   const kept = configuredKey(d, block, deps.secrets);
   const given = (newKey: string) => ({ newKey, keyChanged: newKey !== kept });
   if (flags.apiKeyEnv !== undefined) {
-    const value = deps.env[flags.apiKeyEnv];
+    const value = envSecret(deps.env, flags.apiKeyEnv);
     if (!value) throw UsageError(`setup: --api-key-env: ${flags.apiKeyEnv} is not set (or empty)`);
     return given(orUsage(checkApiKey(value), "--api-key-env"));
   }

@@ -1,4 +1,5 @@
 import { UsageError } from "../cli/exit.ts";
+import { registerSecret } from "../config/secret-registry.ts";
 import { FermixError } from "../error.ts";
 
 /**
@@ -100,7 +101,10 @@ export function createPrompter(io: SetupIo): Prompter {
       io.setRawMode?.(true);
       try {
         await io.write(question);
-        return await readHidden();
+        // What is typed with echo off is a secret (a key, a token): never printed back, even in an error.
+        const value = await readHidden();
+        registerSecret(value);
+        return value;
       } finally {
         io.setRawMode?.(false);
         // Enter was not echoed either: end the prompt's line.
@@ -115,6 +119,8 @@ export function createPrompter(io: SetupIo): Prompter {
       }
       const text = buffer;
       buffer = "";
+      // A piped key, as `hidden` reads a typed one.
+      registerSecret(text);
       return text;
     },
   };

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { PLAIN } from "../../src/cli/paint.ts";
+import { resolveSecret } from "../../src/config/secrets.ts";
 import { defineCheck } from "../../src/doctor/check.ts";
 import { renderReport } from "../../src/doctor/render.ts";
 import { runDoctor } from "../../src/doctor/run-doctor.ts";
@@ -86,11 +87,15 @@ describe("runDoctor", () => {
     ]);
   });
 
-  test("a secret met on the way is redacted from every row, even if a check quoted it", async () => {
+  test("a secret resolved on the way is redacted from every row, even if a check quoted it", async () => {
     const leaky = defineCheck({
       id: "leaky",
       run: async (ctx) => {
-        ctx.secrets.push("plain-secret-value-42");
+        // Resolving registers it (config/secret-registry.ts); the check need not say it met a secret.
+        resolveSecret("$LEAKY_KEY", "LEAKY_KEY", {
+          env: { LEAKY_KEY: "plain-secret-value-42" },
+          secretsDir: ctx.paths.secrets,
+        });
         return [
           {
             id: "leaky",

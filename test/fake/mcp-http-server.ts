@@ -8,7 +8,16 @@ import { z } from "zod";
  * length and prefix), and `add_tool`, which registers a tool at run time (the SDK then sends
  * notifications/tools/list_changed on the session's event stream).
  */
-export async function startFakeMcpHttpServer(opts: { path?: string } = {}) {
+export async function startFakeMcpHttpServer(
+  opts: {
+    path?: string;
+    /**
+     * Only this bearer is let in; any other is refused with 401 and an OAuth `invalid_token` body that, as careless
+     * servers do, quotes the token it refused.
+     */
+    bearer?: string;
+  } = {},
+) {
   const path = opts.path ?? "/mcp";
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const seenAuth: string[] = [];
@@ -58,6 +67,13 @@ export async function startFakeMcpHttpServer(opts: { path?: string } = {}) {
       if (url.pathname !== path) return new Response("not found", { status: 404 });
       lastAuth = request.headers.get("authorization") ?? "";
       seenAuth.push(lastAuth);
+      if (opts.bearer !== undefined && lastAuth !== `Bearer ${opts.bearer}`) {
+        const given = lastAuth.replace(/^Bearer\s+/i, "");
+        return Response.json(
+          { error: "invalid_token", error_description: `the token ${given} is not valid for this server` },
+          { status: 401, headers: { "www-authenticate": 'Bearer error="invalid_token"' } },
+        );
+      }
       const id = request.headers.get("mcp-session-id");
       const transport = id ? sessions.get(id) : await newSession();
       if (!transport)

@@ -15,8 +15,11 @@ export type TranscriptionFlavor = "openai" | "xai" | "deepgram";
 
 export type TranscriptionReply =
   | { kind: "text"; text: string }
-  /** The vendor's own error body for this status (401, 413, 429, 500…). */
-  | { kind: "error"; status: number };
+  /**
+   * The vendor's own error body for this status (401, 413, 429, 500…); `message` (openai flavor) replaces its
+   * wording, e.g. to play a careless service that echoes the key it refused.
+   */
+  | { kind: "error"; status: number; message?: string };
 
 export type RecordedUpload = {
   method: string;
@@ -81,7 +84,9 @@ export async function startFakeTranscription(opts: {
       const rejection = handler.validate(rec, opts.apiKey, maxBytes);
       if (rejection) return rejection;
       const reply = queue.shift() ?? { kind: "text", text: opts.transcript ?? "hello from the fake" };
-      return reply.kind === "error" ? handler.error(reply.status, maxBytes, rec) : handler.success(reply.text);
+      return reply.kind === "error"
+        ? handler.error(reply.status, maxBytes, rec, reply.message)
+        : handler.success(reply.text);
     },
   });
   const origin = `http://127.0.0.1:${server.port}`;
@@ -96,7 +101,7 @@ export async function startFakeTranscription(opts: {
 type Flavor = {
   validate(rec: RecordedUpload, apiKey: string, maxBytes: number): Response | null;
   success(text: string): Response;
-  error(status: number, maxBytes: number, rec: RecordedUpload): Response;
+  error(status: number, maxBytes: number, rec: RecordedUpload, message?: string): Response;
 };
 
 const field = (rec: RecordedUpload, name: string) => rec.fields.find((f) => f.name === name);
@@ -152,7 +157,11 @@ const openai: Flavor = {
       text,
       usage: { type: "tokens", input_tokens: 40, output_tokens: 8, total_tokens: 48 },
     }),
-  error(status, maxBytes, rec) {
+  error(status, maxBytes, rec, message) {
+    if (message !== undefined) {
+      const type = status === 401 ? "invalid_request_error" : "server_error";
+      return openAiError(status, { message, type, param: null, code: status === 401 ? "invalid_api_key" : null });
+    }
     if (status === 413) {
       return openAiError(413, {
         message: `Maximum content size limit (${maxBytes}) exceeded (${rec.bodyBytes} bytes read)`,

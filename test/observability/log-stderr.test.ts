@@ -3,6 +3,7 @@ import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync } fro
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
+import { registerSecret } from "../../src/config/secret-registry.ts";
 import { createLog } from "../../src/observability/log.ts";
 import { type StderrStyle, stderrStyle } from "../../src/observability/stderr-sink.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
@@ -10,6 +11,8 @@ import { cleanupAfterEach } from "../fixture/cleanup.ts";
 const defer = cleanupAfterEach();
 const ESC = "\u001b[";
 const SECRET = "hunter2-correct-horse";
+// As resolving it would: the log redacts every secret the process registered.
+registerSecret(SECRET);
 const VENDOR_KEY = "sk-ant-api03-abcdefghijklmnop";
 const AT = new Date("2026-01-02T03:04:05.678Z");
 
@@ -26,7 +29,6 @@ function capture(style: StderrStyle, over: { level?: "debug" | "info" } = {}) {
   const log = createLog({
     file,
     stderr: { style, write: (text) => out.push(text) },
-    secrets: () => [SECRET],
     now: () => AT,
     ...over,
   });
@@ -125,9 +127,12 @@ describe("the stderr sink", () => {
 
   test("a process that exits before consola has loaded still writes what it logged, plainly", async () => {
     const logModule = resolve(import.meta.dir, "../../src/observability/log.ts");
+    const registryModule = resolve(import.meta.dir, "../../src/config/secret-registry.ts");
     const script = [
       `import { createLog } from ${JSON.stringify(logModule)};`,
-      `const log = createLog({ stderr: { style: "color" }, secrets: () => [${JSON.stringify(SECRET)}] });`,
+      `import { registerSecret } from ${JSON.stringify(registryModule)};`,
+      `registerSecret(${JSON.stringify(SECRET)});`,
+      `const log = createLog({ stderr: { style: "color" } });`,
       `log.withTag("boot").error("refused: ${SECRET}");`,
       "process.exit(7);",
     ].join("\n");

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
+import { registerSecret } from "../../src/config/secret-registry.ts";
 import { createTraces } from "../../src/observability/traces.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
@@ -117,11 +118,8 @@ describe("traces", () => {
   test("a secret that reaches a trace line is redacted", () => {
     const { h } = { h: tempHome() };
     defer(() => h[Symbol.asyncDispose]());
-    const traces = createTraces({
-      dir: join(h.home, "traces"),
-      now: () => NOW,
-      secrets: () => ["hunter2-secret-value"],
-    });
+    registerSecret("hunter2-secret-value");
+    const traces = createTraces({ dir: join(h.home, "traces"), now: () => NOW });
     traces.write("error", { message: "failed with hunter2-secret-value and sk-ant-api03-abcdefghijklmnopqrstuvwxyz" });
     const text = readFileSync(join(h.home, "traces", DAY, "error.jsonl"), "utf8");
     expect(text).not.toContain("hunter2-secret-value");

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writePrivateFileAtomically } from "../../fs/write-private-file.ts";
+import { redact } from "../../observability/redact.ts";
 import type { McpTool } from "../../plugins/mcp-rail/mcp-tool.ts";
 import { createToolCache } from "../../plugins/mcp-rail/tool-cache.ts";
 import type { OutboundServer } from "./server-config.ts";
@@ -65,6 +66,9 @@ export function createServerMemory(home: string, now: () => number = Date.now): 
         at: new Date(now()).toISOString(),
         pid: process.pid,
         ...state,
+        // Read by other processes (doctor, the next ask) that never resolved this server's secrets: a reason quoting
+        // a refused bearer leaves this one redacted.
+        ...(state.reason !== undefined ? { reason: redact(state.reason) } : {}),
       };
       try {
         writePrivateFileAtomically(stateFile(server), `${JSON.stringify(body)}\n`);

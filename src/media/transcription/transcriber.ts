@@ -1,6 +1,7 @@
 import type { Env } from "../../config/env.ts";
 import type { Config } from "../../config/schema.ts";
 import { transcriptionKeySlot } from "../../config/secret-slots.ts";
+import { envSecret } from "../../config/secrets.ts";
 import type { SecretRef } from "../../config/sections/secret-ref.ts";
 import type { TranscriptionConfig } from "../../config/sections/transcription.ts";
 import { TRANSCRIBERS } from "./backends.ts";
@@ -93,18 +94,24 @@ export function transcriptionKey(
     }
   };
   const chat = (key: string) => ({ key, source: "chat provider" as const });
-  const fromEnv = (key: string) => ({ key, source: "environment" as const });
+  const fromEnv = (name: string) => {
+    const key = envSecret(deps.env, name);
+    return key ? { key, source: "environment" as const } : undefined;
+  };
   if (own !== undefined) return { key: resolve(own, transcriptionKeySlot(backend.id)), source: "own" };
   if (backend.id === "openai") {
     if (providers.openai?.api_key !== undefined) return chat(resolve(providers.openai.api_key, "OPENAI_API_KEY"));
-    if (deps.env.OPENAI_API_KEY) return fromEnv(deps.env.OPENAI_API_KEY);
+    const exported = fromEnv("OPENAI_API_KEY");
+    if (exported) return exported;
   }
   // A Grok subscription's OAuth token does not work for /v1/stt: only a real API key does.
   if (backend.id === "xai" && providers.xai?.auth_mode !== "oauth") {
     if (providers.xai?.api_key !== undefined) return chat(resolve(providers.xai.api_key, "XAI_API_KEY"));
-    if (deps.env.XAI_API_KEY) return fromEnv(deps.env.XAI_API_KEY);
+    const exported = fromEnv("XAI_API_KEY");
+    if (exported) return exported;
   }
-  if (backend.id === "deepgram" && deps.env.DEEPGRAM_API_KEY) return fromEnv(deps.env.DEEPGRAM_API_KEY);
+  const exported = backend.id === "deepgram" ? fromEnv("DEEPGRAM_API_KEY") : undefined;
+  if (exported) return exported;
   const key = `${backend.id}_api_key`;
   throw TranscriptionNotConfigured(
     `[fermix_core.transcription] backend = "${backend.id}" has no key: set ${key} there${backend.id === "deepgram" ? "" : ` or configure the ${backend.label} provider's api_key`} (fermix setup)`,

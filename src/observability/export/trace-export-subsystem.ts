@@ -11,8 +11,6 @@ export type TraceExportDeps = {
   secrets: SecretDeps;
   fetch: typeof fetch;
   log: Log;
-  /** The exporters' keys and header values, redacted from logs and traces like a provider key. */
-  redact(secret: string): void;
 };
 
 /**
@@ -28,7 +26,6 @@ export const traceExportSubsystem = defineSubsystem({
     const log = deps.log.withTag("traces");
     try {
       const plan = planTraceExport(deps.env, deps.config, deps.secrets);
-      for (const secret of plan.secrets) deps.redact(secret);
       return { exporter: createTraceExport(plan, { fetch: deps.fetch, log }) };
     } catch (err) {
       const problem = `trace export is off: ${(err as Error).message}`;

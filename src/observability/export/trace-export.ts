@@ -1,6 +1,7 @@
 import type { Env } from "../../config/env.ts";
 import type { Config } from "../../config/schema.ts";
-import { resolveSecret, type SecretDeps } from "../../config/secrets.ts";
+import { registerSecret } from "../../config/secret-registry.ts";
+import { envSecret, resolveSecret, type SecretDeps } from "../../config/secrets.ts";
 import { EXPORT_DEFAULTS } from "../../config/sections/observability.ts";
 import { defineError } from "../../error.ts";
 import type { Log } from "../log.ts";
@@ -18,8 +19,6 @@ export type ExportPlan = {
   opik?: OpikTarget;
   otlp?: OtlpTarget;
   batching: ExportBatching;
-  /** The API key and header values met on the way, for the redactor. */
-  secrets: string[];
 };
 
 export function opikEnabled(env: Env): boolean {
@@ -34,7 +33,6 @@ export function opikEnabled(env: Env): boolean {
  */
 export function planTraceExport(env: Env, config: Config, secrets: SecretDeps): ExportPlan {
   const o = config.fermix_core?.observability;
-  const found: string[] = [];
   const plan: ExportPlan = {
     batching: {
       batchSize: o?.batch_size ?? EXPORT_DEFAULTS.batchSize,
@@ -43,13 +41,11 @@ export function planTraceExport(env: Env, config: Config, secrets: SecretDeps): 
       queueLimit: o?.queue_limit ?? EXPORT_DEFAULTS.queueLimit,
       timeoutMs: o?.timeout_seconds !== undefined ? o.timeout_seconds * 1000 : EXPORT_DEFAULTS.timeoutMs,
     },
-    secrets: found,
   };
   if (opikEnabled(env)) {
     const baseUrl = env.FERMIX_OPIK_BASE_URL?.trim() || OPIK_DEFAULT_URL;
     httpUrl(baseUrl, "FERMIX_OPIK_BASE_URL", "e.g. http://localhost:5173/api or https://www.comet.com/opik/api");
-    const apiKey = env.OPIK_API_KEY?.trim() || undefined;
-    if (apiKey) found.push(apiKey);
+    const apiKey = envSecret(env, "OPIK_API_KEY")?.trim();
     plan.opik = {
       baseUrl,
       project: env.FERMIX_OPIK_PROJECT?.trim() || OPIK_DEFAULT_PROJECT,
@@ -84,7 +80,8 @@ export function planTraceExport(env: Env, config: Config, secrets: SecretDeps): 
         secrets,
       );
     }
-    for (const value of Object.values(headers)) if (value) found.push(value);
+    // The ones from config.toml were registered as they were resolved; the OTEL_* ones are read here.
+    for (const value of Object.values(headers)) registerSecret(value);
     plan.otlp = { url, headers };
   }
   return plan;

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
+import { registerSecret } from "../../config/secret-registry.ts";
 import { defineError } from "../../error.ts";
 import { writePrivateFileAtomically } from "../../fs/write-private-file.ts";
 import { acquireStoreLock, PluginStoreBusy } from "../store/store-lock.ts";
@@ -95,6 +96,8 @@ export function createTokenStore(file: string, deps: TokenStoreDeps = {}): Token
     async put(name, token) {
       await update((plugins) => {
         plugins[name] = v.parse(StoredToken, token);
+        registerSecret(token.access_token);
+        registerSecret(token.refresh_token);
         return true;
       });
     },
@@ -150,6 +153,11 @@ function read(file: string): AuthFile {
   if (!parsed.success) {
     const where = v.getDotPath(parsed.issues[0]) ?? "the top level";
     throw AuthFileInvalid(`${file}: ${where} is malformed; move it aside and log in to each plugin again`, { file });
+  }
+  // The grants, once read, join the process's secrets to redact (config/secret-registry.ts).
+  for (const token of Object.values(parsed.output.plugins ?? {})) {
+    registerSecret(token.access_token);
+    registerSecret(token.refresh_token);
   }
   return parsed.output;
 }

@@ -1,4 +1,5 @@
 import { UsageError } from "../../cli/exit.ts";
+import { registerSecret } from "../../config/secret-registry.ts";
 import { FermixError } from "../../error.ts";
 import { descriptorKind } from "../../runtime/files.ts";
 import { stdinStream, writeStderr } from "../../runtime/stdio.ts";
@@ -36,6 +37,7 @@ export async function readSecretInput(opts: {
   // One trailing newline is what `echo` and an editor add; anything else is the user's and kept.
   const value = raw.replace(/\r?\n$/, "");
   if (!value.trim()) throw UsageError(`no secret was given for ${opts.name}; ${pipeHint(opts.name)}`);
+  registerSecret(value);
   return value;
 }
 

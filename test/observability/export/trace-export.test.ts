@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { registeredSecrets } from "../../../src/config/secret-registry.ts";
 import { parseOtlpHeaders } from "../../../src/observability/export/otlp.ts";
 import { planTraceExport } from "../../../src/observability/export/trace-export.ts";
 
@@ -24,7 +25,7 @@ describe("planTraceExport", () => {
       secrets,
     );
     expect(plan.opik).toMatchObject({ project: "p", apiKey: "k-0123456789", workspace: "w" });
-    expect(plan.secrets).toContain("k-0123456789");
+    expect(registeredSecrets()).toContain("k-0123456789");
   });
 
   test("OTLP: config endpoint, then the OTEL variables; headers from both; batching from config", () => {
@@ -50,7 +51,7 @@ describe("planTraceExport", () => {
       headers: { "x-a": "1", authorization: "tok-0123456789" },
     });
     expect(plan.batching).toMatchObject({ batchSize: 7, timeoutMs: 2000 });
-    expect(plan.secrets).toContain("tok-0123456789");
+    expect(registeredSecrets()).toContain("tok-0123456789");
   });
 
   test("a bad setting names itself", () => {
