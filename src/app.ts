@@ -8,15 +8,16 @@ import type { ToolEnvironment } from "./agent/turn.ts";
 import type { TurnEvents } from "./agent/turn-events.ts";
 import { logTurns } from "./agent/turn-log.ts";
 import { commandProfilesSource, createTurnRunner } from "./agent/turn-runner.ts";
+import { loadAppConfig } from "./app-config.ts";
 import type { App } from "./app-contract.ts";
 import { BUILTIN_TOOLS } from "./capabilities/builtins/registry.ts";
 import { WEB_TOOLS } from "./capabilities/builtins/web-tools.ts";
 import { createRegistry } from "./capabilities/registry.ts";
 import type { Env } from "./config/env.ts";
 import { createLiveConfig } from "./config/live-config.ts";
-import { loadConfig } from "./config/load.ts";
 import { fermixPaths, resolveHome } from "./config/paths.ts";
-import { createSecretRegistry } from "./config/secret-registry.ts";
+import { resolveSecret } from "./config/secrets.ts";
+import type { SecretRef } from "./config/sections/secret-ref.ts";
 import { FermixError } from "./error.ts";
 import { createApprovals } from "./gateway/approvals.ts";
 import { createLanes } from "./gateway/lanes.ts";
@@ -35,8 +36,7 @@ import { createObservers } from "./observability/observers.ts";
 import { captureContent, createTraces } from "./observability/traces.ts";
 import { pluginsFacade } from "./plugins/plugins-facade.ts";
 import { createAppRouter } from "./providers/app-router.ts";
-import { type Route, type RouteChoice, resolveRoutes } from "./providers/routes.ts";
-import { validateRouting } from "./providers/routing-config.ts";
+import { type RouteChoice, resolveRoutes } from "./providers/routes.ts";
 import { createLiveSandbox } from "./sandbox/live-sandbox.ts";
 import { createSkillCatalog } from "./skills/catalog.ts";
 import { type PluginSkills, pluginFolders } from "./skills/sources.ts";
@@ -61,16 +61,15 @@ export type AppDeps = {
 export async function createApp(deps: AppDeps): Promise<App> {
   const { env } = deps;
   const paths = fermixPaths(resolveHome(env));
-  const config = await loadConfig(paths.config);
-  validateRouting(config, paths.config);
+  const config = await loadAppConfig(paths.config);
   const now = deps.now ?? Date.now;
   const role = deps.role ?? "oneshot";
   const secrets = { env, secretsDir: paths.secrets, profile: config.fermix_core?.profile };
-  // Every secret this process resolves is registered once and redacted from logs and traces.
-  const secretRegistry = createSecretRegistry(secrets);
-  const { redact, redactRoutes, list: secretList } = secretRegistry;
+  // Every secret resolved is registered once, process-wide (config/secret-registry.ts), and redacted wherever
+  // text leaves the process: the log, the traces, errors.
+  const resolveSecretRef = (ref: SecretRef, slot: string) => resolveSecret(ref, slot, secrets);
   // stderr's style (colour, plain, journald) is decided from env and fd 2 once consola loads.
-  const log = createLog({ file: paths.logFile, stderr: deps.logToStderr && { env }, secrets: secretList });
+  const log = createLog({ file: paths.logFile, stderr: deps.logToStderr && { env } });
   const liveConfig = createLiveConfig(paths.config, config, log.withTag("config"));
   // The daemon checkpoints memory.db on a timer, off the path of a turn's commit or a job claim.
   const database = lazyDatabase(paths.db, {
@@ -85,7 +84,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const events = createObservers<TurnEvents>((kind, err) =>
     log.warn(`${String(kind)} observer failed: ${err.message}`),
   );
-  const routes = (choice: RouteChoice = {}) => redactRoutes(resolveRoutes(config, env, secrets, choice));
+  const routes = (choice: RouteChoice = {}) => resolveRoutes(config, env, secrets, choice);
   const fetcher = deps.fetch ?? fetch;
   const tagged = { providers: log.withTag("providers"), tools: log.withTag("tools") };
   const router = createAppRouter({
@@ -106,8 +105,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const background = createBackgroundTasks({ now });
   const stopBackground = () => background.stopAll(new FermixError("stopped", "stopped by the owner with /stop"));
   const parts = bindSubsystems({
-    ...{ env, role, now, fetch: fetcher, paths, config, liveConfig, log, db, secrets, redact, redactRoutes, net },
-    ...{ resolveSecret: secretRegistry.resolve, routes: () => routes(), router, skills, store, stopBackground },
+    ...{ env, role, now, fetch: fetcher, paths, config, liveConfig, log, db, secrets, net },
+    ...{ resolveSecret: resolveSecretRef, routes: () => routes(), router, skills, store, stopBackground },
     get traces() {
       return traces;
     },
@@ -122,7 +121,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const traces = createTraces({
     dir: paths.traces,
     now,
-    secrets: secretList,
     capture: captureContent(env),
     // Each line is parsed again only for an exporter: off, a trace costs its write alone.
     onRecord: parts.traceExport.wanted() ? (line) => parts.traceExport.current()?.exporter?.record(line) : undefined,
@@ -133,13 +131,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     seedPromptFiles(paths, agentName);
     reconcileAgentName(paths, config.fermix_core?.agent?.name);
   });
-  const delegation = createDelegation({ registry, router, env, secrets, liveConfig, redactRoutes, agentName, now });
+  const delegation = createDelegation({ registry, router, env, secrets, liveConfig, agentName, now });
   const toolEnvironment = (): ToolEnvironment => ({
     sandbox: sandbox(),
     jobs: () => parts.jobs.api(),
     ...{ skills, memory, net, log: tagged.tools, config, configFile: paths.config, approvals, delegation },
     browser: () => parts.browser.sync(),
-    resolveSecret: secretRegistry.resolve,
+    resolveSecret: resolveSecretRef,
   });
   const compaction = config.fermix_core?.compaction;
   const compact = createCompactor({ store, routes, router, threshold: compaction?.threshold });
@@ -174,7 +172,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     log.error(`${part.name} did not ${verb}: ${err.message}`);
   const app: App = {
     ...{ paths, skills, config, log, lanes, registry, toolEnvironment, routes, sandbox, prepareHome, stopBackground },
-    subsystems: parts.list,
+    ...{ subsystems: parts.list, traces },
     start: () => startSubsystems(parts.list, partFailed("start")),
     memoryReview: () => parts.memoryReview.api(),
     traceExport: () => parts.traceExport.current()?.exporter?.status() ?? [],

@@ -48,6 +48,8 @@ export type TurnInput = {
   images?: ReadonlyArray<{ mime: string; data: Uint8Array }>;
   /** The chat a channel turn answers: what send_attachment and react act on (absent: they are not offered). */
   channel?: ChannelReply;
+  /** The stored chat messages this turn answers: settled with the turn's commit (memory/inbound.ts). */
+  inboundIds?: readonly number[];
 };
 
 /** How a scheduled run differs from a conversation turn (see jobs/job-runner.ts). */
@@ -239,6 +241,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       turnId,
       provider: result.provider,
       model: result.model,
+      ...(input.inboundIds?.length ? { answers: { ids: input.inboundIds, as: "answered" as const } } : {}),
     });
     return { ...result, turnId };
   };

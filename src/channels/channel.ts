@@ -41,6 +41,19 @@ export type InboundMessage = {
   mediaGroupId?: string;
   /** Set when the message is a button tap turned into a command (`/confirm TOKEN`): acknowledged after handling. */
   tap?: { id: string; messageId: string };
+  /** The platform's id of this delivery, where it differs from the message's (Telegram's update_id: an edit too). */
+  deliveryId?: string;
+  /** When the platform says it was sent (epoch ms): a message older than the backlog window gets no turn. */
+  sentAt?: number;
+  /**
+   * The platform's payload for this message (JSON): kept with it in memory.db so that `revive` can make the same
+   * message again, attachments included, after a restart.
+   */
+  raw?: unknown;
+  /** The gateway's: the memory.db rows this message answers (an album has several). */
+  stored?: readonly number[];
+  /** The gateway's: when a message revived after a restart was first stored (epoch ms). */
+  arrivedAt?: number;
 };
 
 /** Where a reply goes. */
@@ -93,10 +106,13 @@ export type ChannelAdapter = {
   readonly name: string;
   readonly capabilities: ChannelCapabilities;
   /**
-   * Starts receiving: every update becomes `ingest(message)`. Resolves once started (never waits for the first
-   * message); keeps going, with its own backoff, until `stop()`.
+   * Starts receiving: every update becomes `ingest(message)`, which resolves once the message is stored; an adapter
+   * tells its platform a message arrived (an offset, an ack, a webhook's 200) only after that. Resolves once started
+   * (never waits for the first message); keeps going, with its own backoff, until `stop()`.
    */
-  start(ingest: (message: InboundMessage) => void): Promise<void>;
+  start(ingest: (message: InboundMessage) => Promise<void> | void): Promise<void>;
+  /** The message a stored `raw` payload was (after a restart); absent: the gateway revives text alone. */
+  revive?(raw: unknown): InboundMessage | undefined;
   stop(): Promise<void>;
   send(target: ChatTarget, text: OutboundText): Promise<SentMessage[]>;
   /** Replaces a sent message's text (a draft), best effort. */
@@ -127,6 +143,8 @@ export type ChannelDeps = {
   webhooks: WebhookRegistry;
   /** (channel, message id) seen in the last 24 h: a re-delivered webhook makes one turn. */
   dedupe: Dedupe;
+  /** Where this channel had read up to (Telegram's offset), kept across restarts in memory.db; absent in tests. */
+  cursor?: { load(): string | undefined; save(value: string): void };
 };
 
 /** The conversation a message belongs to: one per (channel, chat, thread). */

@@ -12,7 +12,12 @@ export type ChannelAccess = {
   /** Telegram's `@botname` suffix on commands in groups. */
   botName?: string;
   albumDebounceMs: number;
+  /** A message sent longer ago than this (it waited while fermix was not running) gets a short reply, no turn. */
+  backlogMaxAgeMs: number;
 };
+
+/** [fermix_channels.<name>] backlog_max_age_seconds's default: 15 minutes. */
+export const DEFAULT_BACKLOG_MAX_AGE_S = 900;
 
 type ChannelBlock = {
   owner_user_id?: string;
@@ -22,6 +27,7 @@ type ChannelBlock = {
   streaming?: StreamingMode;
   bot_name?: string;
   album_debounce_ms?: number;
+  backlog_max_age_seconds?: number;
 };
 
 /**
@@ -58,6 +64,7 @@ export function channelAccess(
       streaming: block.streaming ?? defaults.streaming,
       botName: block.bot_name,
       albumDebounceMs: block.album_debounce_ms ?? 3000,
+      backlogMaxAgeMs: (block.backlog_max_age_seconds ?? DEFAULT_BACKLOG_MAX_AGE_S) * 1000,
     },
   };
 }

@@ -7,6 +7,7 @@ import { channelAccess } from "./channel-access.ts";
 import type { ChannelState, ChannelsRuntime } from "./channels-runtime-contract.ts";
 import type { Gateway } from "./gateway-contract.ts";
 import { createDedupe } from "./webhooks/dedupe.ts";
+import type { Dedupe } from "./webhooks/dedupe-contract.ts";
 import { createWebhookListener } from "./webhooks/webhook-listener.ts";
 
 /** How long a channel may take to start before the daemon goes on without it (it keeps trying on its own). */
@@ -19,6 +20,10 @@ export type ChannelsRuntimeDeps = {
   resolveSecret: ChannelDeps["resolveSecret"];
   log: ChannelDeps["log"];
   now: () => number;
+  /** The webhook dedupe window; in memory.db in the daemon (a retry after a restart is still a repeat). */
+  dedupe?: Dedupe;
+  /** Each channel's read position, kept across restarts (memory.db). */
+  cursors?: { load(channel: string): string | undefined; save(channel: string, value: string): void };
 };
 
 /**
@@ -32,7 +37,7 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps): ChannelsRuntim
     port: deps.config.fermix_web?.webhook_port ?? DEFAULT_WEBHOOK_PORT,
     log: deps.log,
   });
-  const dedupe = createDedupe({ now: deps.now });
+  const dedupe = deps.dedupe ?? createDedupe({ now: deps.now });
   const states = new Map<string, ChannelState>();
   const blocks = (deps.config.fermix_channels ?? {}) as Record<string, Record<string, unknown> | undefined>;
 
@@ -67,8 +72,18 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps): ChannelsRuntim
         env: deps.env,
         webhooks,
         dedupe,
+        ...(deps.cursors
+          ? {
+              cursor: {
+                load: () => deps.cursors!.load(name),
+                save: (value: string) => deps.cursors!.save(name, value),
+              },
+            }
+          : {}),
       });
       await adapter.start(deps.gateway.attach(adapter, access.access));
+      // What a restart found stored and unanswered goes first, then what arrived while the adapter started.
+      deps.gateway.resume(adapter);
       adapters.set(name, adapter);
       set(name, { state: "running" });
       deps.log.info(`${name} channel started`);
@@ -91,10 +106,11 @@ export function createChannelsRuntime(deps: ChannelsRuntimeDeps): ChannelsRuntim
     },
 
     async stop(): Promise<void> {
+      // The listener first: nothing new comes in while the rest stops (a platform's delivery is retried later).
+      await webhooks.stop();
       deps.gateway.stopAll(new Error("the daemon is stopping"));
       await Promise.allSettled([...adapters.values()].map((a) => a.stop()));
       adapters.clear();
-      await webhooks.stop();
     },
 
     status(): ChannelState[] {

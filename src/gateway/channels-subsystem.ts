@@ -7,6 +7,7 @@ import type { SecretRef } from "../config/sections/secret-ref.ts";
 import type { MessageStore } from "../memory/messages-contract.ts";
 import type { Log } from "../observability/log.ts";
 import type { Traces } from "../observability/traces.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { defineSubsystem } from "../subsystem.ts";
 import { CANNED } from "./canned-replies.ts";
 import type { ChannelsRuntime } from "./channels-runtime-contract.ts";
@@ -22,6 +23,7 @@ export type ChannelsDeps = {
   now: () => number;
   traces: Traces;
   store: MessageStore;
+  db: () => SqlDatabase;
   /** Channel tokens and transcription keys; each is redacted from logs like a provider key. */
   resolveSecret(ref: SecretRef, slot: string): string;
   /** One turn in its conversation's lane (the turn runner's ask). */
@@ -39,12 +41,16 @@ export const channelsSubsystem = defineSubsystem({
   name: "channels",
   wanted: (deps: ChannelsDeps) => enabledChannels(deps.config).length > 0,
   load: async (deps: ChannelsDeps): Promise<ChannelsRuntime> => {
-    const [{ createGateway }, { createChannelsRuntime }, { createTranscriber }] = await Promise.all([
-      import("./gateway.ts"),
-      import("./channels-runtime.ts"),
-      import("../media/transcription/transcriber.ts"),
-    ]);
+    const [{ createGateway }, { createChannelsRuntime }, { createTranscriber }, { createInboundStore }, dedupe] =
+      await Promise.all([
+        import("./gateway.ts"),
+        import("./channels-runtime.ts"),
+        import("../media/transcription/transcriber.ts"),
+        import("../memory/inbound.ts"),
+        import("./webhooks/dedupe.ts"),
+      ]);
     const log = deps.log.withTag("channels");
+    const inbound = createInboundStore(deps.db(), deps.now);
     // Voice notes become text before the turn.
     const media = createTranscriber({
       config: deps.liveConfig,
@@ -57,15 +63,17 @@ export const channelsSubsystem = defineSubsystem({
       ask: deps.ask,
       slash: deps.slash,
       stopBackground: deps.stopBackground,
-      markStopped: (conversation, text) =>
+      markStopped: (conversation, text, ids) =>
         deps.store.commitTurn(
           conversation,
           [
             { role: "user", content: [{ type: "text", text }] },
             { role: "assistant", content: [{ type: "text", text: CANNED.stoppedMarker }] },
           ],
-          { turnId: "stopped" },
+          { turnId: "stopped", answers: { ids, as: "stopped" } },
         ),
+      // What the owner sends is stored before the platform hears it arrived (issue 26).
+      inbound,
       media,
       traces: deps.traces,
       log,
@@ -78,6 +86,11 @@ export const channelsSubsystem = defineSubsystem({
       resolveSecret: (ref, slot) => deps.resolveSecret(ref as SecretRef, slot),
       log,
       now: deps.now,
+      dedupe: dedupe.createDurableDedupe(deps.db(), { now: deps.now }),
+      cursors: {
+        load: (channel) => inbound.cursor(channel),
+        save: (channel, value) => inbound.saveCursor(channel, value),
+      },
     });
   },
   start: (runtime) => runtime.start(),

@@ -8,12 +8,15 @@ import { FermixError } from "../error.ts";
 import { createAlbumBuffer } from "../media/album-buffer.ts";
 import type { AlbumBuffer } from "../media/album-buffer-contract.ts";
 import { createLastImages } from "../media/last-inbound-image.ts";
+import type { InboundStore } from "../memory/inbound-contract.ts";
 import type { ConversationKey } from "../memory/messages-contract.ts";
 import type { Traces } from "../observability/traces.ts";
-import { APPROVAL_TTL_MS } from "./approvals.ts";
+import { createApprovalNotices } from "./approval-notices.ts";
+import { createArrivalOrder } from "./arrival-order.ts";
 import { CANNED, stoppedReply } from "./canned-replies.ts";
 import { type ChannelAccess, callerFor } from "./channel-access.ts";
 import { createConversationQueue } from "./conversation-queue.ts";
+import { createDurableInbound } from "./durable-inbound.ts";
 import type { Gateway } from "./gateway-contract.ts";
 import { type MediaDeps, prepareMessage, type TurnImage } from "./media.ts";
 import { createReplySink } from "./reply-sink.ts";
@@ -23,7 +26,6 @@ import { markableSink } from "./truncation-marker.ts";
 /** "typing…" is repeated this often while a turn runs, for at most TYPING_MAX_MS. */
 export const TYPING_EVERY_MS = 4000;
 export const TYPING_MAX_MS = 300_000;
-const CONFIRM_LINE = /\/confirm ([A-Z0-9]{6,12})\b/;
 
 export type SlashRequest = {
   text: string;
@@ -43,8 +45,13 @@ export type GatewayDeps = {
   slash(request: SlashRequest): Promise<SlashAnswer | undefined>;
   /** /stop also ends background work (/background); how many tasks it stopped. */
   stopBackground?(): number;
-  /** Records "this conversation's turn was stopped" so its orphaned message is not acted on later. */
-  markStopped?(conversation: ConversationKey, text: string): void;
+  /**
+   * Records "this conversation's turn was stopped" so its orphaned message is not acted on later; the stored
+   * messages it answered are settled as stopped in the same write (never run again after a restart).
+   */
+  markStopped?(conversation: ConversationKey, text: string, inboundIds: readonly number[]): void;
+  /** Durable inbound (memory.db): each authorized message stored before the adapter acknowledges it. */
+  inbound?: InboundStore;
   media: MediaDeps;
   traces?: Traces;
   log: { info(msg: string): void; warn(msg: string): void };
@@ -62,13 +69,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The newest picture each chat sent, for generate_image's inbound:last in this turn or a later one.
   const lastImages = createLastImages(deps.now);
   // Directory-access requests waiting for the owner's tap: the request re-runs once it is granted.
-  // Entries outlive their token by nothing: a request nobody approved is dropped once its token has expired.
-  const awaiting = new Map<
-    string,
-    { conversation: ConversationKey; text: string; images: TurnImage[]; expiresAt: number }
-  >();
-  // The last admission of each conversation still in progress (placeInLine).
-  const admitting = new Map<string, Promise<void>>();
+  const approvals = createApprovalNotices({ now: deps.now, reply: (a, t, text) => reply(a, t, text), log: deps.log });
+  // Arrival order within a conversation (arrival-order.ts).
+  const arrivalOrder = createArrivalOrder();
+  // Stored messages whose turn waits in a conversation's queue: /stop drops those turns, and settles these.
+  const waitingTurns = new Set<readonly number[]>();
+  const durable = createDurableInbound({ store: deps.inbound, now: deps.now, log: deps.log });
+  const settle = durable.settle;
+  // Each attached channel's resume: what a restart found pending goes first, then what arrived while it started.
+  const resumers = new Map<string, () => number>();
+
+  /** Said once to a message that waited while fermix was not running; it gets no turn. */
+  async function lateReply(adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
+    const target: ChatTarget = { chatId: message.chatId, thread: message.thread, replyTo: message.id };
+    // Settled first: a notice said twice after a crash is worse than one lost.
+    settle(message.stored, "late");
+    await reply(adapter, target, CANNED.arrivedWhileDown(message.sentAt ?? message.arrivedAt ?? deps.now()));
+  }
 
   function trace(adapter: ChannelAdapter, direction: "inbound" | "outbound", chatId: string, bytes: number) {
     deps.traces?.write("channel_msg", {
@@ -96,12 +113,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
     text: string,
     images: TurnImage[],
     runProfile?: RunProfile,
-  ): void {
+  ): true {
     const conversation = conversationOf(message);
+    const inboundIds = message.stored ?? [];
+    waitingTurns.add(inboundIds);
     const target: ChatTarget = { chatId: message.chatId, thread: message.thread, replyTo: message.id };
     const chatKey = JSON.stringify(conversation);
     if (images.length) lastImages.remember(chatKey, images.at(-1)!);
     queue.enqueue(conversation, async (signal) => {
+      waitingTurns.delete(inboundIds);
       const sink = markableSink(createReplySink(adapter, target, access.streaming, { log: deps.log }));
       const typing = keepTyping(adapter, target, signal);
       try {
@@ -112,10 +132,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
           images,
           signal,
           runProfile,
+          inboundIds,
           channel: { ...channelReply(adapter, target), inboundImage: () => lastImages.get(chatKey) },
           onText: (delta) => sink.onText(delta),
           onItemEnd: () => sink.onItemEnd(),
-          onNotice: (notice) => void sendNotice(adapter, target, conversation, notice, text, images),
+          onNotice: (notice) => void approvals.send(adapter, target, { conversation, notice, text, images }),
         });
         if (signal.aborted) return void (await sink.discard());
         // A reaction or a file alone was the whole answer: no text bubble follows it.
@@ -125,7 +146,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       } catch (err) {
         await sink.discard();
         if (signal.aborted) {
-          deps.markStopped?.(conversation, text);
+          // The owner's /stop is final; a daemon that is stopping leaves the message pending, for its next start.
+          if (isOwnerStop(signal.reason)) deps.markStopped?.(conversation, text, inboundIds);
           return;
         }
         const code = err instanceof FermixError ? err.code : undefined;
@@ -141,41 +163,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
         }
       } finally {
         typing.stop();
+        // An answer that failed was still answered (with its sentence); a recorded turn settled itself.
+        if (!signal.aborted) settle(inboundIds, "answered");
       }
     });
-  }
-
-  /** An approval request: with one-tap buttons where the channel has them, the raw token line left out. */
-  async function sendNotice(
-    adapter: ChannelAdapter,
-    target: ChatTarget,
-    conversation: ConversationKey,
-    notice: string,
-    text: string,
-    images: TurnImage[],
-  ): Promise<void> {
-    const token = CONFIRM_LINE.exec(notice)?.[1];
-    if (token) {
-      const at = deps.now();
-      for (const [old, entry] of awaiting) if (entry.expiresAt <= at) awaiting.delete(old);
-      awaiting.set(token, { conversation, text, images, expiresAt: at + APPROVAL_TTL_MS });
-    }
-    if (!token || !adapter.capabilities.approveButtons) return reply(adapter, target, notice);
-    const visible = notice
-      .split("\n")
-      .filter((line) => !CONFIRM_LINE.test(line))
-      .join("\n");
-    try {
-      await adapter.send(target, {
-        markdown: visible,
-        buttons: [
-          { text: "✅ Approve", data: `grant:${token}` },
-          { text: "❌ Deny", data: `deny:${token}` },
-        ],
-      });
-    } catch (err) {
-      deps.log.warn(`${adapter.name}: could not send an approval request: ${(err as Error).message}`);
-    }
+    return true;
   }
 
   async function ingest(adapter: ChannelAdapter, access: ChannelAccess, message: InboundMessage): Promise<void> {
@@ -199,33 +191,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
       !message.attachments.length && /^\/stop(\s|$)/i.test(stripBotName(message.text.trim(), access.botName));
     const place = stop
       ? undefined
-      : placeInLine(`${conversation.channel}\u0000${conversation.chat}\u0000${conversation.thread ?? ""}`);
+      : arrivalOrder.place(`${conversation.channel}\u0000${conversation.chat}\u0000${conversation.thread ?? ""}`);
     try {
-      return await admit(adapter, access, message, caller, target, conversation, place?.turn);
+      const queued = await admit(adapter, access, message, caller, target, conversation, place?.turn);
+      if (queued !== true) settle(message.stored, "answered");
     } finally {
       place?.done();
     }
   }
 
-  /**
-   * Arrival order within a conversation: media is prepared in parallel, but each message is admitted (answered,
-   * or its turn queued) only after every earlier message of its conversation was, so a text sent right after a
-   * picture never overtakes it while the picture downloads.
-   */
-  function placeInLine(key: string): { turn?: Promise<void>; done(): void } {
-    const turn = admitting.get(key);
-    let done!: () => void;
-    const finished = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    const mine = turn ? turn.then(() => finished) : finished;
-    admitting.set(key, mine);
-    void mine.then(() => {
-      if (admitting.get(key) === mine) admitting.delete(key);
-    });
-    return { turn, done };
-  }
-
+  /** Resolves true once the message's turn is queued (it settles with the turn); anything else was answered here. */
   async function admit(
     adapter: ChannelAdapter,
     access: ChannelAccess,
@@ -234,7 +209,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     target: ChatTarget,
     conversation: ConversationKey,
     turn?: Promise<void>,
-  ): Promise<void> {
+  ): Promise<unknown> {
     const prepared = await prepareMessage(message, deps.media);
     if (turn) await turn;
     if (!prepared.ok) return reply(adapter, target, prepared.reply);
@@ -244,6 +219,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (/^\/stop(\s|$)/i.test(text)) {
       if (caller.trust !== "operator") return reply(adapter, target, CANNED.ownerOnly);
       const stopped = queue.stopAll(new FermixError("stopped", "stopped by the owner with /stop"));
+      // The turns /stop dropped from the queues never run: their messages are settled, not replayed later.
+      for (const ids of waitingTurns) settle(ids, "stopped");
+      waitingTurns.clear();
       const background = deps.stopBackground?.() ?? 0;
       return reply(
         adapter,
@@ -264,33 +242,44 @@ export function createGateway(deps: GatewayDeps): Gateway {
         await reply(adapter, target, answer);
         // A granted directory request re-runs on its own (chat channels only; the CLI re-runs by hand).
         const token = /^\/confirm\s+(\S+)/i.exec(text)?.[1];
-        const waiting = token ? awaiting.get(token) : undefined;
-        if (token && waiting && answer.startsWith("Granted")) {
-          awaiting.delete(token);
-          runTurn(adapter, access, message, caller, waiting.text, waiting.images);
+        const waiting = token && answer.startsWith("Granted") ? approvals.take(token) : undefined;
+        if (waiting) {
+          return runTurn(adapter, access, { ...message, stored: [] }, caller, waiting.text, waiting.images);
         }
         return;
       }
     }
-    runTurn(adapter, access, message, caller, text, prepared.images);
+    return runTurn(adapter, access, message, caller, text, prepared.images);
   }
 
   return {
-    attach(adapter: ChannelAdapter, access: ChannelAccess): (message: InboundMessage) => void {
+    attach(adapter: ChannelAdapter, access: ChannelAccess): (message: InboundMessage) => Promise<void> {
       const handle = (message: InboundMessage) =>
-        void ingest(adapter, access, message).catch((err: unknown) =>
-          deps.log.warn(`${adapter.name}: message ${message.id} failed: ${(err as Error)?.message ?? String(err)}`),
-        );
+        void ingest(adapter, access, message).catch((err: unknown) => {
+          deps.log.warn(`${adapter.name}: message ${message.id} failed: ${(err as Error)?.message ?? String(err)}`);
+          settle(message.stored, "answered");
+        });
       // Album parts (a shared media group id) become one message before media and the queue; a stranger's parts
       // go straight to ingest, which drops them, so they never take room in the buffer.
       const bySender = adapter.capabilities.albumsBySender === true;
       const album = createAlbumBuffer(handle, { debounceMs: access.albumDebounceMs, flushChatFirst: bySender });
       albums.push(album);
-      return (message) =>
-        (message.mediaGroupId || bySender) && callerFor(access, message.senderId)
-          ? album.push(message)
-          : handle(message);
+      const route = (message: InboundMessage) => {
+        if (durable.isLate(message, access)) return void lateReply(adapter, message);
+        if (message.mediaGroupId || bySender) album.push(message);
+        else handle(message);
+      };
+      const arrivals = durable.arrivals(adapter, access, route);
+      resumers.set(adapter.name, arrivals.resume);
+      // Resolves once an authorized sender's message is stored: only then may the adapter tell its platform it
+      // arrived (Telegram's offset, Slack's ack, a webhook's 200). A stranger's is dropped before anything is kept.
+      return async (message) => {
+        if (!callerFor(access, message.senderId)) return handle(message);
+        const stored = durable.remember(adapter, message);
+        if (stored !== "repeat") arrivals.admit(stored);
+      };
     },
+    resume: (adapter: ChannelAdapter) => resumers.get(adapter.name)?.() ?? 0,
     active: () => queue.active(),
     stopAll: (reason: unknown) => {
       for (const album of albums) album.stop();
@@ -298,6 +287,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     idle: () => queue.idle(),
   };
+}
+
+/** /stop's reason (the owner's), as opposed to a daemon that is stopping. */
+function isOwnerStop(reason: unknown): boolean {
+  return reason instanceof FermixError && reason.code === "stopped";
 }
 
 /** `/help@fermix_bot` in a group is `/help`. */

@@ -97,5 +97,6 @@ export function mergeAlbum(parts: readonly InboundMessage[]): InboundMessage {
       .filter(Boolean)
       .join("\n"),
     attachments: parts.flatMap((p) => p.attachments),
+    stored: parts.flatMap((p) => p.stored ?? []),
   };
 }

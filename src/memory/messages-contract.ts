@@ -2,7 +2,16 @@ import type { Message } from "../providers/types.ts";
 
 export type ConversationKey = { channel: string; chat: string; thread?: string };
 
-export type StoredMeta = { turnId: string; provider?: string; model?: string };
+export type StoredMeta = {
+  turnId: string;
+  provider?: string;
+  model?: string;
+  /**
+   * The chat messages this turn answers (memory/inbound.ts): settled in the same transaction as the turn, so an
+   * answer that was recorded is never run again after a crash.
+   */
+  answers?: { ids: readonly number[]; as: "answered" | "stopped" };
+};
 
 export type ConversationWindow = {
   summary?: string;

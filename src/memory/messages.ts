@@ -25,6 +25,9 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
   const newest = db.query(
     "SELECT MAX(id) AS id FROM messages WHERE channel = $channel AND chat = $chat AND thread = $thread",
   );
+  const settle = db.query(
+    "UPDATE inbound_messages SET state = $state, settled_at = $at WHERE id = $id AND state = 'pending'",
+  );
   const where = (key: ConversationKey) => ({ channel: key.channel, chat: key.chat, thread: key.thread ?? "" });
 
   return {
@@ -45,6 +48,7 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
             created_at: now(),
           });
         }
+        for (const id of meta.answers?.ids ?? []) settle.run({ id, state: meta.answers!.as, at: now() });
       }).immediate();
       return kept.length;
     },

@@ -221,4 +221,37 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX harness_runs_active ON harness_runs (status) WHERE status IN ('starting', 'submitting', 'running', 'polling');
   CREATE INDEX harness_runs_pending ON harness_runs (delivery_status) WHERE delivery_status = 'pending';
   `,
+  // 7: durable inbound (issue 26). What an authorized sender sent, stored before the platform hears it arrived, and
+  // settled when its answer is recorded; a channel's read position (Telegram's offset); the webhook dedupe window.
+  `
+  CREATE TABLE inbound_messages (
+    id INTEGER PRIMARY KEY,
+    channel TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    thread TEXT NOT NULL DEFAULT '',
+    platform_id TEXT NOT NULL,
+    sender TEXT NOT NULL,
+    text TEXT NOT NULL,
+    raw TEXT,
+    sent_at INTEGER,
+    arrived_at INTEGER NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'answered', 'stopped', 'late')),
+    settled_at INTEGER,
+    UNIQUE (channel, chat, platform_id)
+  );
+  CREATE INDEX inbound_pending ON inbound_messages (channel, id) WHERE state = 'pending';
+  CREATE INDEX inbound_settled ON inbound_messages (settled_at) WHERE state <> 'pending';
+  CREATE TABLE channel_cursors (
+    channel TEXT PRIMARY KEY,
+    cursor TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE webhook_seen (
+    channel TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    seen_at INTEGER NOT NULL,
+    PRIMARY KEY (channel, message_id)
+  );
+  CREATE INDEX webhook_seen_age ON webhook_seen (seen_at);
+  `,
 ];

@@ -609,7 +609,13 @@ let nextInboundId = 1000;
 let nextCallbackId = 1;
 
 type From = { fromId: number | string; username?: string; firstName?: string };
-type Where = { chatId: number | string; chatType?: "private" | "group" | "supergroup" | "channel"; threadId?: number };
+type Where = {
+  chatId: number | string;
+  chatType?: "private" | "group" | "supergroup" | "channel";
+  threadId?: number;
+  /** When it was sent, unix seconds, as Telegram's clock says (default: now). */
+  date?: number;
+};
 
 function baseMessage(o: From & Where & { messageId?: number }) {
   const chatType = o.chatType ?? (Number(o.chatId) < 0 ? "supergroup" : "private");
@@ -623,7 +629,7 @@ function baseMessage(o: From & Where & { messageId?: number }) {
       ...(o.username ? { username: o.username } : {}),
     },
     chat: { id: Number(o.chatId), type: chatType },
-    date: Math.floor(Date.now() / 1000),
+    date: o.date ?? Math.floor(Date.now() / 1000),
   };
 }
 

@@ -76,6 +76,7 @@ export function createDiscordChannel(deps: ChannelDeps): ChannelAdapter {
       // An edited message holds 2,000 code points; the draft stays under that with room for a closing fence.
       draftUnits: 1900,
     },
+    revive: (raw) => parseMessage(raw, botUserId ?? "", fetchAttachment),
     async start(handler) {
       ingest = handler;
       try {

@@ -53,6 +53,8 @@ export function parseMessage(raw: unknown, botUserId: string, fetch: AttachmentF
     text: message.content.replace(new RegExp(`<@!?${botUserId}>[ \\t]?`, "g"), "").trim(),
     attachments: message.attachments.map((a) => attachment(a, (message.flags & VOICE_MESSAGE_FLAG) !== 0, fetch)),
     chatType: direct ? "private" : "group",
+    // The gateway event itself revives the message after a restart.
+    raw,
   };
 }
 

@@ -97,6 +97,9 @@ export function parseReceive(params: unknown, deps: ParseDeps): ParsedReceive {
       text: data.message ?? "",
       attachments,
       chatType: "private",
+      ...(typeof data.timestamp === "number" ? { sentAt: data.timestamp } : {}),
+      // The notification itself revives the message after a restart (its attachments are files signal-cli keeps).
+      raw: params,
     },
   };
 }

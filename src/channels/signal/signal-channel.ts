@@ -100,6 +100,13 @@ export function createSignalChannel(deps: ChannelDeps): ChannelAdapter {
       cli.start();
     },
     stop: () => cli.stop(),
+    revive(raw) {
+      const parsed = parseReceive(raw, {
+        known,
+        readAttachment: (id, maxBytes) => readStoredAttachment(dataDir, id, maxBytes),
+      });
+      return parsed.kind === "message" ? parsed.message : undefined;
+    },
     async send(target, text) {
       const sent: SentMessage[] = [];
       // Chunks go strictly in order; a failed one stops the rest.

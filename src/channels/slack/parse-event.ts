@@ -67,6 +67,9 @@ export function parseEvent(
     text: plainText(event.text ?? "", botUserId),
     attachments: (event.files ?? []).flatMap((file) => attachment(file, download)),
     chatType: isDm ? "private" : "group",
+    // Slack's ts is the send time in seconds; the event itself revives the message after a restart.
+    ...(Number.isFinite(Number(event.ts)) ? { sentAt: Math.round(Number(event.ts) * 1000) } : {}),
+    raw,
   };
 }
 

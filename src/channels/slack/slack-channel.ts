@@ -88,12 +88,12 @@ export async function createSlackChannel(deps: ChannelDeps): Promise<ChannelAdap
     warn: (msg: string) => deps.log.warn(api.redact(msg)),
     error: (msg: string) => deps.log.error(api.redact(msg)),
   };
-  let ingest: ((message: InboundMessage) => void) | undefined;
+  let ingest: ((message: InboundMessage) => Promise<void> | void) | undefined;
   let botUserId: string | undefined;
   let lastUpdateAt: number | undefined;
 
   /** An event from either transport: parsed, deduplicated by (channel, ts), handed to the gateway. */
-  const onEvent = (event: unknown) => {
+  const onEvent = async (event: unknown) => {
     const message = parseEvent(event, botUserId, (url, maxBytes) => api.download(url, maxBytes));
     if (!message || !ingest) return;
     const key = messageKey(event);
@@ -103,7 +103,7 @@ export async function createSlackChannel(deps: ChannelDeps): Promise<ChannelAdap
       return;
     }
     lastUpdateAt = deps.now();
-    ingest(message);
+    await ingest(message);
   };
 
   const socket =
@@ -126,6 +126,7 @@ export async function createSlackChannel(deps: ChannelDeps): Promise<ChannelAdap
       approveButtons: false,
       maxUploadBytes: SLACK_MAX_UPLOAD_BYTES,
     },
+    revive: (raw) => parseEvent(raw, botUserId, (url, maxBytes) => api.download(url, maxBytes)),
     async start(handler) {
       try {
         const me = await api.call<{ user_id?: string }>("auth.test");

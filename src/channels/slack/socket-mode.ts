@@ -1,18 +1,29 @@
 import type { SocketModeClient } from "@slack/socket-mode";
 import { defineError } from "../../error.ts";
+import { createBackoff } from "../../net/backoff.ts";
 import type { ChannelHealth } from "../channel.ts";
 import { errorFix, errorKind } from "./api-errors.ts";
-import { type SlackLog, sdkLogger } from "./web-api.ts";
+import { cappedSlackFetch, type SlackLog, sdkLogger } from "./web-api.ts";
 
 /** Slack's hello must arrive this soon after the connection is asked for, or the attempt counts as failed. */
 export const HELLO_TIMEOUT_MS = 30_000;
-/** After Slack closes a working connection (it recycles them every few hours), the next opens after this. */
+/**
+ * After Slack closes a working connection (it recycles them every few hours), the next opens after this. A
+ * connection that closes again before STABLE_MS doubles the wait (a peer that accepts and drops at once is not
+ * redialled in a tight loop), up to RETRY_MAX_MS; one that stayed up STABLE_MS starts it afresh.
+ */
 export const RECONNECT_MS = 250;
-/** A failed attempt waits from RETRY_MIN_MS, doubling, up to RETRY_MAX_MS. */
+export const STABLE_MS = 60_000;
+/** A failed attempt waits from RETRY_MIN_MS, doubling, up to RETRY_MAX_MS. Both by net/backoff.ts, with jitter. */
 export const RETRY_MIN_MS = 1000;
 export const RETRY_MAX_MS = 60_000;
 /** Failed attempts in a row after which the channel reports itself degraded; re-logged at most this often. */
 export const DEGRADED_AFTER = 5;
+/**
+ * The longest Socket Mode frame parsed, in characters (an envelope is a few KB; Slack's longest message text is
+ * 40,000). A longer one is dropped unparsed and unacknowledged, with a warning; the connection stays.
+ */
+export const MAX_FRAME_CHARS = 1024 * 1024;
 export const RELOG_MS = 15 * 60_000;
 
 export type SocketModeDeps = {
@@ -23,8 +34,13 @@ export type SocketModeDeps = {
   redact: (text: string) => string;
   now: () => number;
   /** One events_api envelope's event, acknowledged already. */
-  onEvent(event: unknown, eventId: string | undefined): void;
+  /** One events_api envelope's event; acknowledged once this resolves (the message stored). */
+  onEvent(event: unknown, eventId: string | undefined): Promise<void> | void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The backoff's jitter source (tests pass a constant). */
+  random?: () => number;
+  /** MAX_FRAME_CHARS unless a test sets a smaller one. */
+  maxFrameChars?: number;
 };
 
 /** The app-level token was refused: retrying changes nothing until the owner fixes it. */
@@ -38,8 +54,9 @@ const appTokenRefused = (error: string) =>
  * the SDK's reconnect path rejects a promise nobody awaits, which would end the daemon. This loop does it instead:
  * open a connection (apps.connections.open with the app-level token, then the websocket and Slack's hello), hand
  * on every envelope after acknowledging it at once (Slack re-sends what is not acknowledged within 3 s), and when
- * the connection ends, open the next — at once after a clean close, with a growing wait after a failure. Five
- * failures in a row make the channel degraded until a connection works again. It stops only with stop().
+ * the connection ends, open the next — soon after a clean close, with a growing wait after a failure (and after
+ * closes that come quick in a row), by the shared backoff rule. Five failures in a row make the channel degraded
+ * until a connection works again. It stops only with stop().
  */
 export function createSocketMode(deps: SocketModeDeps) {
   const sleep = deps.sleep ?? defaultSleep;
@@ -49,6 +66,9 @@ export function createSocketMode(deps: SocketModeDeps) {
   let connected = false;
   let lastUpdateAt: number | undefined;
   let failures = 0;
+  let openedAt = 0;
+  const retryWaits = createBackoff({ initialMs: RETRY_MIN_MS, maxMs: RETRY_MAX_MS }, deps.random);
+  const reopenWaits = createBackoff({ initialMs: RECONNECT_MS, maxMs: RETRY_MAX_MS }, deps.random);
   let lastError = "";
   let refused: string | undefined;
   let degradedLoggedAt: number | undefined;
@@ -62,13 +82,26 @@ export function createSocketMode(deps: SocketModeDeps) {
     const next = new SocketModeClient({
       appToken: deps.appToken,
       autoReconnectEnabled: false,
-      clientOptions: { slackApiUrl: deps.apiUrl, retryConfig: { retries: 0 }, timeout: 30_000 },
+      clientOptions: {
+        slackApiUrl: deps.apiUrl,
+        retryConfig: { retries: 0 },
+        timeout: 30_000,
+        // apps.connections.open's answer, capped like every Web API answer (web-api.ts).
+        fetch: cappedSlackFetch(),
+      },
       logger: sdkLogger(deps.log, deps.redact, LogLevel.WARN),
     });
-    next.on("slack_event", (envelope: { ack(): Promise<void>; type?: string; body?: any }) => {
+    capFrames(next, deps.maxFrameChars ?? MAX_FRAME_CHARS, deps.log);
+    next.on("slack_event", async (envelope: { ack(): Promise<void>; type?: string; body?: any }) => {
       lastUpdateAt = deps.now();
+      // Acknowledged only once the message is stored (a local write, well inside Slack's 3 s): a crash before the
+      // ack makes Slack send it again, and the dedupe and memory.db keep that to one turn.
+      if (envelope.type === "events_api") {
+        await Promise.resolve(deps.onEvent(envelope.body?.event, envelope.body?.event_id)).catch((err: unknown) =>
+          deps.log.warn(`slack: an event could not be taken in: ${(err as Error)?.message ?? err}`),
+        );
+      }
       void envelope.ack().catch(() => {});
-      if (envelope.type === "events_api") deps.onEvent(envelope.body?.event, envelope.body?.event_id);
     });
     client = next;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -93,6 +126,8 @@ export function createSocketMode(deps: SocketModeDeps) {
   function succeeded(): void {
     if (failures >= DEGRADED_AFTER) deps.log.info("slack: Socket Mode is connected again");
     failures = 0;
+    retryWaits.reset();
+    openedAt = deps.now();
     refused = undefined;
     degradedLoggedAt = undefined;
     connected = true;
@@ -115,7 +150,7 @@ export function createSocketMode(deps: SocketModeDeps) {
     } else {
       deps.log.warn(`slack: Socket Mode could not connect: ${lastError}`);
     }
-    return Math.min(RETRY_MIN_MS * 2 ** (failures - 1), RETRY_MAX_MS);
+    return retryWaits.next();
   }
 
   function degradedSentence(): string {
@@ -131,8 +166,9 @@ export function createSocketMode(deps: SocketModeDeps) {
         connected = false;
         open = undefined;
         if (stopping.signal.aborted) return;
+        if (deps.now() - openedAt >= STABLE_MS) reopenWaits.reset();
         deps.log.info("slack: Socket Mode connection closed; opening the next");
-        await sleep(RECONNECT_MS, stopping.signal);
+        await sleep(reopenWaits.next(), stopping.signal);
         continue;
       }
       try {
@@ -184,6 +220,26 @@ export function createSocketMode(deps: SocketModeDeps) {
       };
     },
   };
+}
+
+/**
+ * Puts a size check in front of the SDK's own frame handler, which parses every text frame whole: a frame past
+ * `max` never reaches JSON.parse. (Bun's WebSocket has already received it; this bounds what is parsed and kept.)
+ */
+function capFrames(client: SocketModeClient, max: number, log: SlackLog): void {
+  const handlers = client.listeners("ws_message") as Array<(data: unknown, isBinary: boolean) => unknown>;
+  // The SDK registers exactly one; anything else is a version this was not written for, left as it is.
+  if (handlers.length !== 1) return;
+  const parse = handlers[0]!;
+  client.removeAllListeners("ws_message");
+  client.on("ws_message", (data: unknown, isBinary: boolean) => {
+    const size = typeof data === "string" ? data.length : ((data as { byteLength?: number })?.byteLength ?? 0);
+    if (size > max) {
+      log.warn(`slack: dropped a Socket Mode frame of ${size} characters, over the ${max} limit, unread`);
+      return;
+    }
+    return parse.call(client, data, isBinary);
+  });
 }
 
 /** Slack's error code when the failure was an `ok:false` answer (apps.connections.open refusing the token). */

@@ -10,13 +10,16 @@ export type WebhookRouteDeps = {
   now: () => number;
   log: { info(msg: string): void; warn(msg: string): void };
   /** One event_callback's `event`, with its id: handed on after the answer has gone. */
-  onEvent(event: unknown, eventId: string | undefined): void;
+  /** Resolves once the message is stored: only then does Slack get its 200. */
+  onEvent(event: unknown, eventId: string | undefined): Promise<void> | void;
 };
 
 const answer = {
   ok: () => Response.json({ ok: true }),
   unauthorized: () => Response.json({ error: "Unauthorized" }, { status: 401 }),
   invalid: () => Response.json({ error: "Invalid webhook" }, { status: 400 }),
+  // Not taken in: Slack retries a 5xx, and the retry is handled once.
+  failed: () => Response.json({ error: "Not received" }, { status: 500 }),
 };
 
 /**
@@ -54,7 +57,13 @@ export function createSlackWebhookRoute(deps: WebhookRouteDeps) {
       }
       if (body?.type === "event_callback") {
         const eventId = typeof body.event_id === "string" ? body.event_id : undefined;
-        queueMicrotask(() => deps.onEvent(body.event, eventId));
+        // The 200 goes back once the message is stored: a crash before it makes Slack deliver it again.
+        try {
+          await deps.onEvent(body.event, eventId);
+        } catch (err) {
+          deps.log.warn(`slack: an event could not be taken in: ${(err as Error)?.message ?? err}`);
+          return answer.failed();
+        }
       }
       // Anything else (app_rate_limited…) is acknowledged and needs nothing.
       return answer.ok();

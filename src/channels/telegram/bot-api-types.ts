@@ -45,6 +45,8 @@ export const Message = v.object({
   video_note: v.optional(MediaFile),
   document: v.optional(MediaFile),
   media_group_id: v.optional(v.string()),
+  /** Unix seconds, as Telegram's clock says it was sent: a message older than the backlog window gets no turn. */
+  date: v.optional(v.number()),
 });
 export type Message = v.InferOutput<typeof Message>;
 

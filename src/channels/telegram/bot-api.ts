@@ -73,8 +73,17 @@ export function createBotApi(deps: BotApiDeps): BotApi {
     let body: Uint8Array;
     try {
       response = await send(`${base}/bot${deps.token}/${method}`, { ...init, signal });
-      body = (await readCapped(response, MAX_ANSWER_BYTES)).body;
+      const read = await readCapped(response, MAX_ANSWER_BYTES);
+      // Over the cap the rest is never read: the answer is refused whole, and the poller backs off as for a fault.
+      if (read.truncated) {
+        throw TelegramApiError(
+          `Telegram ${method} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; refused unread`,
+          { method, status: response.status, description: "answer over the size cap" },
+        );
+      }
+      body = read.body;
     } catch (err) {
+      if (TelegramApiError.is(err)) throw err;
       // The caller's own cancellation (stop) goes back to it as is.
       if (options.signal?.aborted) throw options.signal.reason;
       // An answer that broke off after it began is a dropped connection: worth the quick retry.

@@ -42,6 +42,11 @@ export function parseUpdate(raw: unknown, fetchFile: FileFetcher): ParsedUpdate 
       attachments: attachmentsOf(message, fetchFile),
       chatType: chatTypeOf(message.chat.type),
       ...(message.media_group_id ? { mediaGroupId: message.media_group_id } : {}),
+      ...(typeof message.date === "number" ? { sentAt: message.date * 1000 } : {}),
+      // One update, one delivery: an edit is a new update of the same message id.
+      deliveryId: String(update.update_id),
+      // The update itself: revived after a restart into the same message, its files fetched by file_id then.
+      raw,
     },
   };
 }

@@ -44,6 +44,7 @@ export function createTelegramChannel(deps: ChannelDeps): ChannelAdapter {
     error: (msg: string) => deps.log.error(api.redact(msg)),
   };
   let ingest: Parameters<ChannelAdapter["start"]>[0] = () => {};
+  const cursor = deps.cursor;
 
   const fetchFile = async (fileId: string, declared: number | undefined, maxBytes: number) => {
     if (declared !== undefined && declared > maxBytes) throw tooLarge(declared, maxBytes);
@@ -63,10 +64,18 @@ export function createTelegramChannel(deps: ChannelDeps): ChannelAdapter {
     api,
     log,
     now: deps.now,
-    onUpdate(update) {
+    async onUpdate(update) {
       const parsed = parseUpdate(update, fetchFile);
-      if (parsed.kind === "message") ingest(parsed.message);
+      // Awaited: the poller moves Telegram's offset past an update only once the gateway has stored it.
+      if (parsed.kind === "message") await ingest(parsed.message);
       else if (parsed.kind === "stray_tap") void answerCallback(api, parsed.callbackId);
+    },
+    cursor: cursor && {
+      load: () => {
+        const saved = Number(cursor.load());
+        return Number.isSafeInteger(saved) && saved > 0 ? saved : undefined;
+      },
+      save: (offset) => cursor.save(String(offset)),
     },
   });
 
@@ -93,6 +102,10 @@ export function createTelegramChannel(deps: ChannelDeps): ChannelAdapter {
       }
     },
     stop: () => poller.stop(),
+    revive(raw) {
+      const parsed = parseUpdate(raw, fetchFile);
+      return parsed.kind === "message" ? parsed.message : undefined;
+    },
     send: (target, text) => sendReply(api, target, text),
     edit: (target, id, text) => editReply(api, target, id, text),
     async delete(target, id) {

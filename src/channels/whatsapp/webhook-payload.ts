@@ -104,11 +104,27 @@ export function parseWebhook(
           continue;
         }
         if (NOT_MESSAGES.has(parsed.output.type)) continue;
-        messages.push(toInbound(parsed.output, phoneNumberId, names.get(parsed.output.from), fetchMedia));
+        const inbound = toInbound(parsed.output, phoneNumberId, names.get(parsed.output.from), fetchMedia);
+        // This one message as a delivery of its own: what revives it after a restart (reviveWebhookMessage).
+        const own = { ...value.output, messages: [raw] };
+        messages.push({
+          ...inbound,
+          raw: { object: envelope.object, entry: [{ ...entry, changes: [{ ...change, value: own }] }] },
+        });
       }
     }
   }
   return { messages, skipped };
+}
+
+/** A message kept in memory.db (its own one-message delivery, as parseWebhook stored it) made again. */
+export function reviveWebhookMessage(
+  raw: unknown,
+  phoneNumberId: string,
+  fetchMedia: FetchMedia,
+): InboundMessage | undefined {
+  const envelope = v.safeParse(WebhookEnvelope, raw);
+  return envelope.success ? parseWebhook(envelope.output, phoneNumberId, fetchMedia).messages[0] : undefined;
 }
 
 function toInbound(
@@ -160,6 +176,7 @@ function toInbound(
     attachments,
     chatType: "private",
     ...(message.type === "image" ? { mediaGroupId: `${phoneNumberId}:${from}` } : {}),
+    ...(Number.isFinite(Number(message.timestamp)) ? { sentAt: Number(message.timestamp) * 1000 } : {}),
   };
 }
 

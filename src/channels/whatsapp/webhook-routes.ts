@@ -22,7 +22,7 @@ export type WhatsAppRoutesDeps = {
   dedupe: Dedupe;
   fetchMedia: FetchMedia;
   /** The gateway's ingest once the channel has started; before that a delivery is refused so Meta retries it. */
-  ingest(): ((message: InboundMessage) => void) | undefined;
+  ingest(): ((message: InboundMessage) => Promise<void> | void) | undefined;
   /** A signed delivery arrived (health: the last update). */
   onDelivery(): void;
   log: { info(msg: string): void; warn(msg: string): void };
@@ -77,7 +77,8 @@ export function whatsappWebhookRoutes(deps: WhatsAppRoutesDeps): WebhookRoute[] 
         for (const message of messages) {
           if (!deps.dedupe.first("whatsapp", message.id)) continue;
           try {
-            ingest(message);
+            // The 200 goes back only once the message is stored: a crash before it makes Meta deliver it again.
+            await ingest(message);
           } catch (err) {
             deps.dedupe.forget("whatsapp", message.id);
             deps.log.warn(`whatsapp: message ${message.id} was not dispatched: ${(err as Error)?.message ?? err}`);

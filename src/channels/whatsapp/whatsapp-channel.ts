@@ -12,6 +12,7 @@ import {
 } from "./graph-api.ts";
 import { sendWhatsAppFile, WHATSAPP_UPLOAD_CAPS } from "./send-file.ts";
 import { messageTo, sendReply } from "./send-reply.ts";
+import { reviveWebhookMessage } from "./webhook-payload.ts";
 import { whatsappWebhookRoutes } from "./webhook-routes.ts";
 
 export const WhatsAppNotConfigured = defineError<{ missing: string[] }>("whatsapp_not_configured");
@@ -62,7 +63,7 @@ export function createWhatsAppChannel(deps: ChannelDeps): ChannelAdapter {
     warn: (msg: string) => deps.log.warn(redact(msg)),
     error: (msg: string) => deps.log.error(redact(msg)),
   };
-  let ingest: ((message: InboundMessage) => void) | undefined;
+  let ingest: ((message: InboundMessage) => Promise<void> | void) | undefined;
   let lastUpdateAt: number | undefined;
   let degraded: string | undefined;
   let confirmed = false;
@@ -145,6 +146,7 @@ export function createWhatsAppChannel(deps: ChannelDeps): ChannelAdapter {
     async stop() {
       ingest = undefined;
     },
+    revive: (raw) => reviveWebhookMessage(raw, phoneNumberId, fetchMedia),
     send: (target, text) => graph(() => sendReply(api, phoneNumberId, target, text)),
     sendFile: (target, file) => graph(() => sendWhatsAppFile(api, phoneNumberId, target, file)),
     async react(target, messageId, emoji) {

@@ -14,6 +14,15 @@ const channelBase = {
   command_allowlist: v.optional(v.array(v.string())),
   streaming: v.optional(v.picklist(["off", "draft", "block"])),
   album_debounce_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))),
+  /** Older messages found when fermix starts get a short "arrived while fermix was not running" reply, no turn. */
+  backlog_max_age_seconds: v.optional(
+    v.pipe(
+      v.number("a number of seconds"),
+      v.integer("a whole number of seconds"),
+      v.minValue(0),
+      v.maxValue(7 * 86_400),
+    ),
+  ),
 };
 
 export const TelegramConfig = v.strictObject({

@@ -28,7 +28,8 @@ const inGuild = (over: Record<string, unknown> = {}) =>
 
 describe("which Discord messages reach the gateway", () => {
   test("a DM, with the sender Discord authenticated and their display name", () => {
-    expect(parseMessage(message(), BOT, fetcher)).toEqual({
+    const event = message();
+    expect(parseMessage(event, BOT, fetcher)).toEqual({
       id: "1300000000000000001",
       channel: "discord",
       chatId: "711111111111111111",
@@ -37,6 +38,8 @@ describe("which Discord messages reach the gateway", () => {
       text: "hello",
       attachments: [],
       chatType: "private",
+      // The event itself, kept in memory.db to revive the message after a restart.
+      raw: event,
     });
   });
 

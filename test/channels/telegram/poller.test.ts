@@ -4,7 +4,9 @@ import {
   CONFLICT_MEMORY_MS,
   CONFLICT_SENTENCE,
   createPoller,
+  RETRY_MAX_MS,
   RETRY_OTHER_MS,
+  RETRY_TRANSIENT_MAX_MS,
   RETRY_TRANSIENT_MS,
 } from "../../../src/channels/telegram/poller.ts";
 import { startFakeTelegram, textMessage } from "../../fake/telegram-bot-api.ts";
@@ -14,23 +16,37 @@ import { gatedSleep, recordingLog } from "./_support.ts";
 const defer = cleanupAfterEach();
 const OWNER = 1001;
 
-async function setup(options: { token?: string } = {}) {
-  const fake = await startFakeTelegram();
-  defer(() => fake.close());
+async function setup(
+  options: {
+    token?: string;
+    saved?: number;
+    onUpdate?: (update: unknown) => void;
+    fake?: Awaited<ReturnType<typeof startFakeTelegram>>;
+  } = {},
+) {
+  const fake = options.fake ?? (await startFakeTelegram());
+  if (!options.fake) defer(() => fake.close());
   const api = createBotApi({ baseUrl: fake.baseUrl, token: options.token ?? fake.token });
   const log = recordingLog();
   const gate = gatedSleep();
   let now = 1_000_000;
   const updates: any[] = [];
+  const saved: number[] = options.saved !== undefined ? [options.saved] : [];
   const poller = createPoller({
     api,
     log,
     now: () => now,
     sleep: gate.sleep,
-    onUpdate: (update) => updates.push(update),
+    // The backoff's ceiling, exactly: the jitter is net/backoff.ts's to test.
+    random: () => 0,
+    onUpdate: (update) => {
+      options.onUpdate?.(update);
+      updates.push(update);
+    },
+    cursor: { load: () => saved.at(-1), save: (offset) => void saved.push(offset) },
   });
   defer(() => poller.stop());
-  return { fake, poller, log, gate, updates, advance: (ms: number) => (now += ms) };
+  return { fake, poller, log, gate, updates, saved, advance: (ms: number) => (now += ms) };
 }
 
 /** The next getUpdates to arrive after this call (create it before whatever causes it). */
@@ -46,29 +62,69 @@ function nextLongPoll(fake: Awaited<ReturnType<typeof startFakeTelegram>>) {
 }
 
 describe("the Telegram poller", () => {
-  test("skips the startup backlog, long-polls 50 s for messages and taps, keeps the offset in memory", async () => {
-    const { fake, poller, updates, log } = await setup();
+  test("reads the startup backlog, long-polls 50 s for messages and taps, and saves the offset after each batch", async () => {
+    const { fake, poller, updates, saved } = await setup();
     const backlog = fake.pushUpdate(
       textMessage({ chatId: OWNER, fromId: OWNER, text: "sent while down 1" }),
       textMessage({ chatId: OWNER, fromId: OWNER, text: "sent while down 2" }),
     );
     const held = nextLongPoll(fake);
     await poller.start();
-    const [probe] = fake.callsOf("getUpdates");
-    expect(probe!.params).toEqual({ offset: -1, timeout: 0, allowed_updates: ["message", "callback_query"] });
+    const [first] = fake.callsOf("getUpdates");
+    // Nothing saved yet: everything Telegram kept is read, nothing is dropped.
+    expect(first!.params).toEqual({ timeout: 0, allowed_updates: ["message", "callback_query"] });
+    expect(updates).toEqual(backlog);
     expect((await held).params).toEqual({
       offset: backlog[1]!.update_id + 1,
       timeout: 50,
       allowed_updates: ["message", "callback_query"],
     });
-    expect(log.lines).toContain("info telegram: skipped the updates queued while fermix was not polling");
+    expect(saved).toEqual([backlog[1]!.update_id + 1]);
 
     const again = nextPoll(fake);
     const [fresh] = fake.pushUpdate(textMessage({ chatId: OWNER, fromId: OWNER, text: "hello" }));
     expect((await again).params.offset).toBe(fresh!.update_id + 1);
-    expect(updates).toEqual([fresh]);
+    expect(updates).toEqual([...backlog, fresh]);
+    expect(saved.at(-1)).toBe(fresh!.update_id + 1);
     expect(poller.health()).toMatchObject({ connected: true });
     expect(poller.health().degraded).toBeUndefined();
+  });
+
+  test("after a restart it goes on from the saved offset", async () => {
+    const fake = await startFakeTelegram();
+    defer(() => fake.close());
+    const [old, next] = fake.pushUpdate(
+      textMessage({ chatId: OWNER, fromId: OWNER, text: "stored before the restart" }),
+      textMessage({ chatId: OWNER, fromId: OWNER, text: "sent while fermix was down" }),
+    );
+    const { poller, updates } = await setup({ fake, saved: old!.update_id + 1 });
+    await poller.start();
+    expect(fake.callsOf("getUpdates")[0]!.params.offset).toBe(old!.update_id + 1);
+    expect(updates).toEqual([next]);
+  });
+
+  test("an update that could not be stored is read again: the offset stays before it", async () => {
+    let refuse = true;
+    const { fake, poller, gate, saved, updates } = await setup({
+      onUpdate: (update) => {
+        if (refuse && (update as { message?: { text?: string } }).message?.text === "second") {
+          refuse = false;
+          throw new Error("memory.db is locked");
+        }
+      },
+    });
+    const [a, b] = fake.pushUpdate(
+      textMessage({ chatId: OWNER, fromId: OWNER, text: "first" }),
+      textMessage({ chatId: OWNER, fromId: OWNER, text: "second" }),
+    );
+    await poller.start();
+    // The first was stored, so Telegram may forget it; the second comes back on the next poll.
+    expect(saved).toEqual([a!.update_id + 1]);
+    const retried = nextPoll(fake);
+    gate.release();
+    expect((await retried).params.offset).toBe(a!.update_id + 1);
+    await fake.waitForCall("getUpdates", (c) => c.params.offset === b!.update_id + 1);
+    expect(updates.map((u: { update_id: number }) => u.update_id)).toEqual([a!.update_id, b!.update_id]);
   });
 
   test("a 409 (another program polling the token) is reported with its sentence and backs off, logged once", async () => {
@@ -129,8 +185,8 @@ describe("the Telegram poller", () => {
     });
     const probe = nextPoll(fake);
     gate.release();
-    // The backlog is still skipped once the probe gets through, then the long poll begins.
-    expect((await probe).params.offset).toBe(-1);
+    // The first poll (no hold) gets through, then the long poll begins.
+    expect((await probe).params.timeout).toBe(0);
     await fake.waitForCall("getUpdates", (c) => c.params.timeout === 50);
   });
 
@@ -149,7 +205,14 @@ describe("the Telegram poller", () => {
         gate.release();
       }
     }
-    expect(gate.waits).toEqual(Array(5).fill(RETRY_OTHER_MS));
+    // Every retry loop backs off: doubling from RETRY_OTHER_MS, capped.
+    expect(gate.waits).toEqual([
+      RETRY_OTHER_MS,
+      2 * RETRY_OTHER_MS,
+      4 * RETRY_OTHER_MS,
+      8 * RETRY_OTHER_MS,
+      RETRY_MAX_MS,
+    ]);
     expect(poller.health()).toMatchObject({ connected: false });
     expect(poller.health().degraded).toBe(
       "getUpdates failed 5 times in a row (last: Telegram getUpdates failed: Bad Gateway); fermix keeps polling",
@@ -175,6 +238,20 @@ describe("the Telegram poller", () => {
     expect(gate.waits).toEqual([RETRY_TRANSIENT_MS]);
     gate.release();
     await fake.waitForCall("getUpdates", (c) => c.params.timeout === 50);
+  });
+
+  test("a Bot API that resets every connection is polled less and less often, up to the cap", async () => {
+    const { fake, poller, gate } = await setup();
+    fake.failNext("getUpdates", { cut: true }, 9);
+    await poller.start();
+    for (let n = 1; n < 9; n++) {
+      await gate.waitForSleeps(n);
+      gate.release();
+    }
+    await gate.waitForSleeps(9);
+    expect(gate.waits.slice(0, 8)).toEqual([250, 500, 1000, 2000, 4000, 8000, 16000, RETRY_TRANSIENT_MAX_MS]);
+    expect(new Set(gate.waits.slice(7))).toEqual(new Set([RETRY_TRANSIENT_MAX_MS]));
+    expect(RETRY_TRANSIENT_MS).toBe(250);
   });
 
   test("a token Telegram rejects fails start; nothing in the error holds the token", async () => {

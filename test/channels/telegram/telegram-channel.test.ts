@@ -121,6 +121,10 @@ describe("inbound updates", () => {
       text: "hi there",
       attachments: [],
       chatType: "private",
+      ...(update!.message.date !== undefined ? { sentAt: update!.message.date * 1000 } : {}),
+      // Kept with the message in memory.db, so the channel can revive it after a restart.
+      deliveryId: String(update!.update_id),
+      raw: update,
     });
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import type { InboundMessage } from "../../../src/channels/channel.ts";
+import { reviveWebhookMessage } from "../../../src/channels/whatsapp/webhook-payload.ts";
 import { WEBHOOK_PATH, whatsappWebhookRoutes } from "../../../src/channels/whatsapp/webhook-routes.ts";
 import { createDedupe } from "../../../src/gateway/webhooks/dedupe.ts";
 import type { WebhookRoute } from "../../../src/gateway/webhooks/webhook-listener-contract.ts";
@@ -59,7 +60,7 @@ describe("WhatsApp webhook routes", () => {
     const answer = await send(webhookPayload(PHONE, [text, image], { "15550001111": "Ada" }));
     expect([answer.status, await answer.json()]).toEqual([200, { ok: true }]);
     expect(deliveries()).toBe(1);
-    expect(got.map(({ attachments: _, ...m }) => m)).toEqual([
+    expect(got.map(({ attachments: _, raw: __, ...m }) => m)).toEqual([
       {
         id: text.id,
         channel: "whatsapp",
@@ -68,6 +69,7 @@ describe("WhatsApp webhook routes", () => {
         senderName: "Ada",
         text: "hello",
         chatType: "private",
+        sentAt: Number(text.timestamp) * 1000,
       },
       {
         id: image.id,
@@ -78,8 +80,16 @@ describe("WhatsApp webhook routes", () => {
         text: "look",
         chatType: "private",
         mediaGroupId: `${PHONE}:15550001111`,
+        sentAt: Number(image.timestamp) * 1000,
       },
     ]);
+    // Each message keeps its own one-message delivery, which makes it again after a restart.
+    const revived = reviveWebhookMessage(got[1]!.raw, PHONE, async () => new Uint8Array());
+    expect(revived && { ...revived, attachments: [], raw: undefined }).toEqual({
+      ...got[1]!,
+      attachments: [],
+      raw: undefined,
+    });
     expect(got[1]!.attachments.map(({ download: _, ...a }) => a)).toEqual([{ kind: "image", mime: "image/jpeg" }]);
     // Media is fetched only when the gateway asks (after authorization).
     expect(fetched).toEqual([]);
