@@ -130,6 +130,7 @@ function buildRoute(
           : d.receiveTimeoutMs,
       ...(oauth ? { oauth } : {}),
       ...(d.id === "openai_codex" ? { codex: { fast: block.fast === true } } : {}),
+      ...(d.id === "xai" ? { xai: true as const } : {}),
     },
   };
 }

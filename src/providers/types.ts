@@ -129,6 +129,8 @@ export type WireTarget = {
   oauth?: OAuthTarget;
   /** The ChatGPT Codex backend: its headers, its body rules, and its reading of undelivered streams. */
   codex?: { fast: boolean };
+  /** xAI (either sign-in): no effort for the Grok models that refuse one, no "/" in tool-schema enums (xai-quirks.ts). */
+  xai?: true;
 };
 
 export type WireDeps = {

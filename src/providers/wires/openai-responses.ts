@@ -1,4 +1,5 @@
 import type { BearerToken, Message, StopReason, StreamEvent, ToolCallPart, WireCall, WireDeps } from "../types.ts";
+import { grokRejectsEffort, withoutSlashEnums } from "../xai-quirks.ts";
 import { type CredentialStyle, postWithCredential } from "./_credential.ts";
 import { defineWire, fail, WireFailure } from "./_failure.ts";
 import { parseJsonData, parseToolArguments } from "./_transport.ts";
@@ -29,11 +30,12 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
       type: "function",
       name: t.name,
       description: t.description,
-      parameters: t.parameters,
+      parameters: target.xai ? withoutSlashEnums(t.parameters) : t.parameters,
       strict: false,
     }));
   }
-  if (request.effort) body.reasoning = { effort: request.effort };
+  // The route's effort is the configured one clamped to the provider; some Grok models refuse any effort at all.
+  if (request.effort && !(target.xai && grokRejectsEffort(request.model))) body.reasoning = { effort: request.effort };
   // The Codex backend rejects an output cap; it sizes the answer itself.
   if (request.maxOutputTokens && !target.codex) body.max_output_tokens = request.maxOutputTokens;
   if (target.codex?.fast) body.service_tier = CODEX_FAST_TIER;
