@@ -3,6 +3,7 @@ import { BUNDLED_PLUGINS } from "../plugins/manifest/checks.ts";
 import { createTokenStore } from "../plugins/oauth/token-store.ts";
 import { PluginRefused, UnknownPlugin } from "../plugins/plugin-host.ts";
 import { type CliResult, enable } from "../plugins/settings/cli.ts";
+import type { InstalledRecord } from "../plugins/store/store-record.ts";
 import type { LivePluginState } from "../protocol/schemas.ts";
 import { one, type PluginContext, pluginContext, settingsDeps } from "./_plugins.ts";
 import { pluginsView, tellDaemonToReload } from "./_plugins-live.ts";
@@ -107,9 +108,12 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
     }
     case "install": {
       const [name, version] = splitAt(one(rest, "install NAME[@VER]"));
-      const ctx = await pluginContext();
-      const record = await ctx.host.install(name, version);
-      return { text: `installed\t${record.name}\t${record.version}\t${record.sha256.slice(0, 12)}`, json: record };
+      const { record, enabled, notes } = await installFromCatalog(name, version, await pluginContext());
+      return {
+        text: `installed\t${record.name}\t${record.version}\t${record.sha256.slice(0, 12)}`,
+        json: { ...record, enabled },
+        notes,
+      };
     }
     case "upgrade": {
       const name = one(rest, "upgrade NAME");
@@ -152,6 +156,31 @@ export async function storeCommand(sub: string, rest: string[]): Promise<CliResu
     default:
       return undefined;
   }
+}
+
+/**
+ * `install` (the CLI's and the setup page's): a plugin whose manifest says `default_enabled: true` is enabled too,
+ * as `fermix plugins enable` would, when this install brings it onto the machine for the first time. Reinstalling
+ * one that is already here leaves config.toml alone: an owner who disabled it keeps it disabled.
+ */
+export async function installFromCatalog(
+  name: string,
+  version: string | undefined,
+  ctx: PluginContext,
+): Promise<{ record: InstalledRecord; enabled: boolean; notes: string[] }> {
+  // list(), not versions(): a malformed name should still meet the catalog's "no plugin named …".
+  const fresh = !(await ctx.host.store.list()).some((a) => a.record.name === name);
+  const record = await ctx.host.install(name, version);
+  const listed = (ctx.config.fermix_core?.plugins?.enabled ?? []).includes(name);
+  if (!fresh || listed) return { record, enabled: listed, notes: [] };
+  const entry = (await ctx.host.entries(ctx.config)).find((e) => e.name === name);
+  if (!entry?.manifest?.default_enabled) return { record, enabled: false, notes: [] };
+  const result = await enable(name, await settingsDeps(ctx));
+  return {
+    record,
+    enabled: true,
+    notes: [`enabled ${name}: its manifest enables it by default`, ...(result.notes ?? [])],
+  };
 }
 
 /** `enable` installs a catalog plugin first when it is not on this machine (the reference's behaviour). */

@@ -127,8 +127,8 @@ export function createPluginsWeb(opts: PluginsWebOptions = {}): PluginsWeb {
       switch (request.action) {
         case "install": {
           // The CLI's install: the embedded catalog's signature and the tarball's sha256 are verified first.
-          const record = await ctx.host.install(request.name);
-          notice = `installed ${record.name} ${record.version} (signature verified)`;
+          const { record, notes } = await store.installFromCatalog(request.name, undefined, ctx);
+          notice = [`installed ${record.name} ${record.version} (signature verified)`, ...notes].join("; ");
           break;
         }
         case "enable": {

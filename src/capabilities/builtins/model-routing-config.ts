@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { loadConfig } from "../../config/load.ts";
 import { isFermixError } from "../../error.ts";
 import {
   editRouting,
@@ -20,6 +21,7 @@ const Args = v.object({
  * [fermix_core.routing] and move sub-agents to another model, provider or effort; it never changes its own
  * model, and a scheduled job's cron_* route is readable only. Writes go through routing-edit.ts: the merged routing
  * is validated first (mis-pairings refused), then one line of config.toml changes with its comments kept.
+ * `read` reads config.toml as it is now, like the writes and the sub-agents, not the config of start-up.
  */
 export const modelRoutingConfig = defineTool({
   name: "model_routing_config",
@@ -30,7 +32,14 @@ export const modelRoutingConfig = defineTool({
   parameters: Args,
   help: 'action "read" lists the routing (unset keys inherit the main agent\'s model). "set" needs key and value; "delete" needs key and clears it. Settable: subagent_provider, subagent_model, subagent_reasoning_effort. A model set without a provider runs on the primary provider; a model another provider serves is refused unless subagent_provider names that provider. Sub-agents started after the change use it; the main agent never changes its own model.',
   async execute(args, ctx) {
-    if (args.action === "read") return describe(readRouting(ctx.config));
+    if (args.action === "read") {
+      try {
+        return describe(readRouting(ctx.configFile ? await loadConfig(ctx.configFile) : ctx.config));
+      } catch (err) {
+        if (isFermixError(err)) return { isError: true, content: err.message };
+        throw err;
+      }
+    }
     if (!args.key)
       return { isError: true, content: `${args.action} needs key: one of ${SETTABLE_ROUTING_KEYS.join(", ")}` };
     const key = args.key;

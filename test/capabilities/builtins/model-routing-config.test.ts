@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { modelRoutingConfig } from "../../../src/capabilities/builtins/model-routing-config.ts";
 import { BUILTIN_TOOLS } from "../../../src/capabilities/builtins/registry.ts";
 import type { Caller } from "../../../src/capabilities/caller.ts";
@@ -45,6 +45,25 @@ describe("model_routing_config", () => {
     expect(out.isError).toBeUndefined();
     expect(out.content).toContain("cron_model: gpt-5.4-mini");
     expect(out.content).toContain("subagent_model: (unset: inherits the main agent's)");
+  });
+
+  test("read shows the live config.toml, not the config of start-up", async () => {
+    const w = await world();
+    // One context for the whole conversation, its config loaded once, as a daemon's turn holds it.
+    const ctx = { config: await loadConfig(w.file), configFile: w.file } as unknown as ToolContext;
+    const call = async (args: Record<string, unknown>) => {
+      const out = await modelRoutingConfig.execute(args as never, ctx);
+      return typeof out === "string" ? out : out.content;
+    };
+    await call({ action: "set", key: "subagent_model", value: "gpt-5.4-mini" });
+    expect(await call({ action: "read" })).toContain("subagent_model: gpt-5.4-mini");
+    // An edit of config.toml by hand shows as well, without a restart.
+    writeFileSync(w.file, w.text().replace('cron_model = "gpt-5.4-mini"', 'cron_model = "gpt-5.5"'));
+    expect(await call({ action: "read" })).toContain("cron_model: gpt-5.5");
+    // A config.toml broken since start-up is named, not read past.
+    writeFileSync(w.file, `${w.text()}\n[fermix_core.routing.nope\n`);
+    const broken = await modelRoutingConfig.execute({ action: "read" } as never, ctx);
+    expect(broken).toMatchObject({ isError: true });
   });
 
   test("set writes one line with the comments kept; delete removes it; the next read shows it", async () => {
