@@ -41,6 +41,7 @@ export const fermix = defineCommand({
     mcp: lazy(() => import("./cli/mcp.ts")),
     jobs: lazy(() => import("./cli/jobs.ts")),
     channels: lazy(() => import("./cli/channels.ts")),
+    voice: lazy(() => import("./cli/voice.ts")),
     sandbox: lazy(() => import("./cli/sandbox.ts")),
     grant: lazy(() => import("./cli/grant.ts")),
     revoke: lazy(() => import("./cli/revoke.ts")),

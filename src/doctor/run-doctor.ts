@@ -7,6 +7,7 @@ import { authCheck } from "./auth-check.ts";
 import { catalogCheck } from "./catalog-check.ts";
 import { channelsCheck } from "./channels-check.ts";
 import type { DoctorCheck, DoctorContext, DoctorDeps, DoctorRow } from "./check.ts";
+import { cloudRailCheck } from "./cloud-rail-check.ts";
 import { configCheck } from "./config-check.ts";
 import { daemonCheck } from "./daemon-check.ts";
 import { diskCheck } from "./disk-check.ts";
@@ -18,6 +19,7 @@ import { serviceCheck } from "./service-check.ts";
 import { templatesCheck } from "./templates-check.ts";
 import { traceExportCheck } from "./trace-export-check.ts";
 import { transcriptionCheck } from "./transcription-check.ts";
+import { voiceCheck } from "./voice-check.ts";
 import { webCheck } from "./web-check.ts";
 
 /** In the order they print. Adding a check is one file and one line here. */
@@ -32,6 +34,8 @@ export const CHECKS: readonly DoctorCheck[] = [
   mcpServersCheck,
   channelsCheck,
   transcriptionCheck,
+  voiceCheck,
+  cloudRailCheck,
   webCheck,
   catalogCheck,
   templatesCheck,

@@ -52,6 +52,7 @@ describe("the command tree", () => {
     );
     expect(paths).toEqual(expect.arrayContaining(["skills view", "service install", "memory restore", "grant path"]));
     expect(paths).toEqual(expect.arrayContaining(["jobs list", "jobs show", "jobs runs", "jobs run", "jobs remove"]));
+    expect(paths).toEqual(expect.arrayContaining(["channels status", "voice status"]));
     expect(tree.filter((e) => e.hidden && e.path.length === 1).map((e) => e.path[0])).toEqual(
       expect.arrayContaining(["verify-release", "complete", "debug"]),
     );

@@ -70,6 +70,8 @@ describe("fermix doctor", () => {
       "service",
       "keychain",
       "plugins",
+      "voice",
+      "cloud-rail",
       "web",
       "catalog",
       "templates",

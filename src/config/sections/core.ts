@@ -1,10 +1,12 @@
 import * as v from "valibot";
+import { ComputerUseSection } from "./computer-use.ts";
 import { HarnessSection } from "./harness.ts";
 import { JobsSection } from "./jobs.ts";
 import { MemorySettings } from "./memory.ts";
 import { ObservabilitySettings } from "./observability.ts";
 import { OAuthSection, PluginSecretsSection, PluginsSection } from "./plugins.ts";
 import { ProvidersSection, RoutingSection } from "./providers.ts";
+import { RealtimeSection } from "./realtime.ts";
 import { ToolsSection } from "./tools.ts";
 import { TranscriptionConfig } from "./transcription.ts";
 
@@ -53,4 +55,6 @@ export const CoreSection = v.strictObject({
   jobs: v.optional(JobsSection),
   memory: v.optional(MemorySettings),
   observability: v.optional(ObservabilitySettings),
+  realtime: v.optional(RealtimeSection),
+  computer_use: v.optional(ComputerUseSection),
 });

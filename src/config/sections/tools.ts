@@ -23,6 +23,8 @@ export const ToolsSection = v.strictObject({
     v.strictObject({
       backend: v.optional(v.picklist(IMAGE_BACKENDS, 'one of "openai", "xai", "google" or "openai_codex"')),
       model: v.optional(v.pipe(v.string(), v.minLength(1))),
+      /** openai_codex: the GPT-5.x model that carries the image tool (the spec's name; `model` is read when unset). */
+      router_model: v.optional(v.pipe(v.string(), v.minLength(1))),
       google_api_key: v.optional(SecretRef),
       /** The size asked for when the model names none: "1024x1024" (openai) or an aspect ratio "16:9" (xai, google). */
       size: v.optional(

@@ -36,7 +36,10 @@ export function imageSettings(config: Config): ImageSettings | undefined {
   const configured = section.base_url ?? provider?.base_url;
   return {
     service,
-    model: section.model ?? service.defaultModel,
+    // openai_codex's router_model is the spec's name for the model that carries the image tool; `model` stays an alias.
+    model:
+      (section.backend === "openai_codex" ? (section.router_model ?? section.model) : section.model) ??
+      service.defaultModel,
     ...(section.size ? { size: section.size } : {}),
     baseUrl: (configured ?? service.defaultBaseUrl).replace(/\/+$/, ""),
     ownerBaseUrl: configured !== undefined,
