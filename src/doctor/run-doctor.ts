@@ -1,7 +1,6 @@
-import { loadConfig } from "../config/load.ts";
+import { loadAppConfig } from "../app-config.ts";
 import { FermixError, isFermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
-import { validateRouting } from "../providers/routing-config.ts";
 import { fileExists } from "../runtime/files.ts";
 import { authCheck } from "./auth-check.ts";
 import { catalogCheck } from "./catalog-check.ts";
@@ -73,8 +72,8 @@ export async function doctorContext(deps: DoctorDeps): Promise<DoctorContext> {
     display: (path) => (home && home !== "/" && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path),
   };
   try {
-    ctx.config = await loadConfig(deps.paths.config);
-    validateRouting(ctx.config, deps.paths.config);
+    // The same read and checks a daemon starts with, so doctor refuses exactly what it would.
+    ctx.config = await loadAppConfig(deps.paths.config);
   } catch (err) {
     ctx.config = undefined;
     ctx.configError = isFermixError(err) ? err : new FermixError("config_invalid", String(err));

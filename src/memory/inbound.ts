@@ -1,5 +1,5 @@
 import type { SqlDatabase } from "../runtime/sqlite.ts";
-import type { InboundStore, StoredInbound } from "./inbound-contract.ts";
+import type { InboundSettlement, InboundStore, StoredInbound } from "./inbound-contract.ts";
 
 type Row = {
   id: number;
@@ -26,9 +26,7 @@ export function createInboundStore(db: SqlDatabase, now: () => number): InboundS
     `INSERT OR IGNORE INTO inbound_messages (channel, chat, thread, platform_id, sender, text, raw, sent_at, arrived_at)
      VALUES ($channel, $chat, $thread, $platform_id, $sender, $text, $raw, $sent_at, $arrived_at)`,
   );
-  const settleOne = db.query(
-    "UPDATE inbound_messages SET state = $state, settled_at = $at WHERE id = $id AND state = 'pending'",
-  );
+  const settleOne = inboundSettler(db, now);
   const pendingRows = db.query(
     "SELECT * FROM inbound_messages WHERE channel = $channel AND state = 'pending' ORDER BY id",
   );
@@ -56,7 +54,7 @@ export function createInboundStore(db: SqlDatabase, now: () => number): InboundS
     settle(ids, state) {
       if (!ids.length) return;
       db.transaction(() => {
-        for (const id of ids) settleOne.run({ id, state, at: now() });
+        for (const id of ids) settleOne(id, state);
       }).immediate();
     },
     pending(channel) {
@@ -70,6 +68,17 @@ export function createInboundStore(db: SqlDatabase, now: () => number): InboundS
       writeCursor.run({ channel, cursor, at: now() });
     },
   };
+}
+
+/**
+ * Settles one pending message (a settled one never changes again); shared with the message store, which settles
+ * what a turn answers inside the turn's own commit.
+ */
+export function inboundSettler(db: SqlDatabase, now: () => number): (id: number, state: InboundSettlement) => void {
+  const settle = db.query(
+    "UPDATE inbound_messages SET state = $state, settled_at = $at WHERE id = $id AND state = 'pending'",
+  );
+  return (id, state) => void settle.run({ id, state, at: now() });
 }
 
 function fromRow(row: Row): StoredInbound {

@@ -1,5 +1,6 @@
 import type { Message } from "../providers/types.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
+import { inboundSettler } from "./inbound.ts";
 import type { ConversationKey, ConversationWindow, MessageStore, StoredMeta } from "./messages-contract.ts";
 
 type StoredRow = { id: number; turn_id: string; content: string };
@@ -25,9 +26,7 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
   const newest = db.query(
     "SELECT MAX(id) AS id FROM messages WHERE channel = $channel AND chat = $chat AND thread = $thread",
   );
-  const settle = db.query(
-    "UPDATE inbound_messages SET state = $state, settled_at = $at WHERE id = $id AND state = 'pending'",
-  );
+  const settle = inboundSettler(db, now);
   const where = (key: ConversationKey) => ({ channel: key.channel, chat: key.chat, thread: key.thread ?? "" });
 
   return {
@@ -48,7 +47,7 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
             created_at: now(),
           });
         }
-        for (const id of meta.answers?.ids ?? []) settle.run({ id, state: meta.answers!.as, at: now() });
+        for (const id of meta.answers?.ids ?? []) settle(id, meta.answers!.as);
       }).immediate();
       return kept.length;
     },
