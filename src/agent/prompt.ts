@@ -66,23 +66,24 @@ function ownerProfile(owner: OwnerProfile | undefined): string | undefined {
 }
 
 /**
- * What this caller may use, and nothing else: a guest's prompt never names a tool it cannot call. Deferred
- * built-ins are named too (plugin tools have their own `## Plugins` section), with how to reach them.
+ * What this caller may use, and nothing else: a guest's prompt never names a tool it cannot call. The tools on
+ * the wire are named only (their schemas carry the descriptions; saying them twice cost ~2 KB a request);
+ * deferred built-ins are described, with the one way to reach them (plugin tools have their own `## Plugins`).
  */
 function capabilityCatalog(tools: readonly AnyTool[], deferred: readonly AnyTool[]): string {
   if (!tools.length) return "## Built-in Capability Catalog\nNo tools are available in this conversation.";
-  const lines = tools.map((t) => `- ${t.name}: ${t.description}`);
-  const builtinsOnRequest = deferred.filter((t) => t.policy !== "plugin");
+  const direct = `In your tool list, call directly: ${tools.map((t) => t.name).join(", ")}.`;
   const help = tools.some((t) => t.name === "tool_help")
     ? "\nUse tool_help for one tool's full schema and failure modes."
     : "";
+  const builtinsOnRequest = deferred.filter((t) => t.policy !== "plugin");
   const onRequest = builtinsOnRequest.length
     ? [
         "",
         "### On request",
-        "These are not in your tool list, to keep it short: read one's arguments with tool_describe, then run it with tool_call (name and arguments).",
+        'Not in your tool list, to keep it short: run one with tool_call (name and arguments); tool_describe gives its arguments, tool_call(name: "tool_help") its limits.',
         ...builtinsOnRequest.map((t) => `- ${t.name}: ${t.description}`),
       ].join("\n")
     : "";
-  return `## Built-in Capability Catalog\n${lines.join("\n")}${help}${onRequest}`;
+  return `## Built-in Capability Catalog\n${direct}${help}${onRequest}`;
 }

@@ -6,6 +6,7 @@ import type { ChannelReply } from "./channel-reply.ts";
 import { mayUse } from "./policy.ts";
 import type { Registry, ToolOutcome } from "./registry-contract.ts";
 import type { AnyTool, ToolContext, ToolResult } from "./tool.ts";
+import { advertisedForm } from "./wire-schema.ts";
 
 /** What a model sees of one tool result, at most; longer output is cut with a note saying so. */
 export const MAX_RESULT_CHARS = 32_000;
@@ -37,7 +38,10 @@ export function createRegistry(tools: readonly AnyTool[]): Registry {
       if (!spec) {
         // Plugin and MCP tools declare their JSON Schema; their valibot parameters only say "an object".
         const { $schema: _, ...parameters } = (tool.jsonSchema ??
-          toJsonSchema(tool.parameters, { errorMode: "ignore" })) as Record<string, unknown>;
+          toJsonSchema(tool.parameters, {
+            errorMode: "ignore",
+            overrideSchema: ({ valibotSchema }) => advertisedForm(valibotSchema as v.GenericSchema),
+          })) as Record<string, unknown>;
         spec = { name: tool.name, description: tool.description, parameters };
         specCache.set(tool, spec);
       }

@@ -112,15 +112,22 @@ export type Tool<S extends v.GenericSchema = v.GenericSchema> = {
   jsonSchema?: Record<string, unknown>;
   policy: PolicyClass;
   /**
-   * A situational built-in (git, skills, subagents, memory upkeep…): with tool-schema deferral on, its schema
-   * waits behind tool_describe like a plugin tool's, so the tools used every turn keep the provider list short.
-   * The prompt's capability catalog still names it.
+   * An on-request built-in (the rarer job tools, skill upkeep, image, browser, routing…): with tool-schema
+   * deferral on, its schema waits behind tool_describe like a plugin tool's, so the request carries only the
+   * tools a turn commonly uses (issue 27: memory, skills, git, scheduling and subagents stay direct, one round
+   * trip). The prompt's capability catalog still names it, with how to reach it.
    */
   deferrable?: boolean;
   /** Reads run in parallel when the model asks for several at once; anything else runs in order. */
   readOnly: boolean;
   /** Only for an attended operator turn (never guests, jobs or unattended runs). */
   attendedOperatorOnly?: boolean;
+  /**
+   * Callable by its exact name only: never on the provider wire, in the prompt's catalog or in tool_search
+   * (the non-default vendor's coding-run tool, so the model reaches for the owner's choice but a call of the
+   * other still runs).
+   */
+  unadvertised?: boolean;
   /**
    * A tool that acts in the chat a channel turn answers: the variant of it this channel supports, or undefined
    * where it cannot. Such a tool is offered only in an attended channel turn (never on the CLI, in jobs or to

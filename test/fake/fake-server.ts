@@ -90,6 +90,7 @@ export async function startFakeServer(spec: WireSpec): Promise<FakeLlm> {
         method: req.method,
         headers: Object.fromEntries(req.headers),
         body: malformed ? text : json,
+        bytes: Buffer.byteLength(text),
         receivedAt: Date.now(),
       };
       requests.push(rec);

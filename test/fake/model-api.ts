@@ -65,6 +65,7 @@ export async function startFakeModelApi(opts: ModelApiOptions): Promise<FakeMode
         method: req.method,
         headers: Object.fromEntries(req.headers),
         body,
+        bytes: Buffer.byteLength(text),
         receivedAt: Date.now(),
       });
       if (opts.hang) {

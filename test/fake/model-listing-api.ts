@@ -43,6 +43,7 @@ export async function startFakeModelListingApi(opts: ModelListingApiOptions): Pr
         method: req.method,
         headers: Object.fromEntries(req.headers),
         body: undefined,
+        bytes: 0,
         receivedAt: Date.now(),
       });
       if (req.method === "GET" && url.pathname === "/api/tags") {

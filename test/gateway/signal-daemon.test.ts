@@ -160,7 +160,7 @@ describe("Signal through the compiled daemon", () => {
     // Each answer names the message it answers, so the replies can be told apart.
     llm.setDefault((req) => ({
       kind: "text",
-      text: `Answer to ${JSON.stringify(req.body).includes("second") ? "second" : "first"}.`,
+      text: `Answer to ${JSON.stringify(req.body.input).includes("second") ? "second" : "first"}.`,
     }));
     await signal.answerNextWith("send", '{"jsonrpc":"2.0","result":"sent","id":$ID}');
     const broken = nextSend(signal, OWNER, (c) => c.raw !== undefined);

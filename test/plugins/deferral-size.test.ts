@@ -71,7 +71,7 @@ async function everythingReady(toolSearch: boolean) {
 }
 
 describe("tool-schema deferral with every catalog plugin ready", () => {
-  test("the provider's tool list is at least 80% smaller, and every plugin and on-request built-in is still named in the prompt", async () => {
+  test("the provider's tool list is at least 75% smaller, and every plugin and on-request built-in is still named in the prompt", async () => {
     const off = await everythingReady(false);
     const on = await everythingReady(true);
     const caller = { trust: "operator" as const, local: true, attended: true };
@@ -88,14 +88,15 @@ describe("tool-schema deferral with every catalog plugin ready", () => {
     console.log(
       `tool list: ${sizeOff} bytes with deferral off, ${sizeOn} on (${(100 * (1 - sizeOn / sizeOff)).toFixed(1)}% smaller)`,
     );
-    expect(sizeOn / sizeOff).toBeLessThanOrEqual(0.2);
+    // Issue 27 put the everyday built-ins back on the wire (one round trip to use): from ~82% to ~75% smaller.
+    expect(sizeOn / sizeOff).toBeLessThanOrEqual(0.25);
     // What stays on the wire is the everyday built-ins and the three bridges; the rest is named in the prompt.
     const sentOn = (bodyOn.tools as any[]).map((t) => t.name);
     expect(sentOn).toContain("tool_search");
     expect(sentOn).toContain("file_read");
     expect(sentOn.some((n) => ALL.some((p) => n.startsWith(`${p}_`)))).toBe(false);
     expect(bodyOn.instructions).toContain("### On request");
-    expect(bodyOn.instructions).toContain("- git_write: ");
+    expect(bodyOn.instructions).toContain("- update_job: ");
     for (const name of ALL) expect(bodyOn.instructions).toContain(`- ${name}: ${name}_`);
   }, 60_000);
 });

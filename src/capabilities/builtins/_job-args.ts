@@ -5,6 +5,7 @@ import type { DeliveryMode, DeliveryTarget } from "../../jobs/job-types.ts";
 import type { ConversationKey } from "../../memory/messages-contract.ts";
 import { findProvider, PROVIDER_IDS } from "../../providers/descriptors.ts";
 import type { ToolContext } from "../tool.ts";
+import { advertiseAs } from "../wire-schema.ts";
 
 /*
  * The job tools' arguments: the valibot schemas the registry checks at the edge, and the rules a schema
@@ -73,19 +74,31 @@ export const DeliveryModeArg = described(
 );
 
 const ChatRef = v.optional(v.union([v.pipe(v.string(), v.trim()), v.number()]));
-// The spellings of the platforms' own APIs, all accepted: normaliseTarget makes them one shape.
-const TargetObject = v.object({
-  platform: v.optional(v.pipe(v.string(), v.trim())),
-  channel: v.optional(v.pipe(v.string(), v.trim())),
-  chat_id: ChatRef,
-  channel_id: ChatRef,
-  recipient: ChatRef,
-  target: ChatRef,
-  reply_target: ChatRef,
-  thread: ChatRef,
-  thread_ts: ChatRef,
-  message_thread_id: ChatRef,
-});
+// The spellings of the platforms' own APIs, all accepted: normaliseTarget makes them one shape. The wire names
+// only the canonical three, so every request does not pay for the aliases.
+const TargetObject = advertiseAs(
+  v.object({
+    platform: v.optional(v.pipe(v.string(), v.trim())),
+    channel: v.optional(v.pipe(v.string(), v.trim())),
+    chat_id: ChatRef,
+    channel_id: ChatRef,
+    recipient: ChatRef,
+    target: ChatRef,
+    reply_target: ChatRef,
+    thread: ChatRef,
+    thread_ts: ChatRef,
+    message_thread_id: ChatRef,
+  }),
+  {
+    type: "object",
+    properties: {
+      platform: { type: "string" },
+      chat_id: { type: ["string", "number"] },
+      thread: { type: ["string", "number"] },
+    },
+    required: ["platform", "chat_id"],
+  },
+);
 export const DeliveryTargetArg = described(
   v.union([v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty")), TargetObject]),
   `a chat: {platform, chat_id[, thread]} or "<platform>:<chat_id>[:<thread>]"; platform one of ${CHAT_PLATFORMS.join(", ")}`,

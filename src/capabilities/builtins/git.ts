@@ -74,7 +74,6 @@ async function runGit(
 
 export const gitRead = defineTool({
   name: "git_read",
-  deferrable: true,
   description: "Inspect a git repository: status, diff, log, show, blame, branch, ls-files, grep…",
   policy: "workspace_read",
   readOnly: true,
@@ -85,7 +84,6 @@ export const gitRead = defineTool({
 
 export const gitWrite = defineTool({
   name: "git_write",
-  deferrable: true,
   description: "Change a git repository locally: add, commit, checkout, switch, restore, stash, merge… (never push).",
   policy: "workspace_write",
   readOnly: false,

@@ -86,7 +86,6 @@ const json = (value: unknown) => JSON.stringify(value);
 
 export const scheduleJob = defineTool({
   name: "schedule_job",
-  deferrable: true,
   description: "Schedule a task to run later on its own: once, every N minutes/hours/days, or cron.",
   policy: "job_write",
   readOnly: false,
@@ -281,7 +280,6 @@ export const updateJob = defineTool({
 
 export const listJobs = defineTool({
   name: "list_jobs",
-  deferrable: true,
   description: "List scheduled jobs: task, schedule, state, next run, delivery.",
   policy: "job_read",
   readOnly: true,

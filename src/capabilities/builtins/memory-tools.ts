@@ -25,7 +25,6 @@ function scopeOf(ctx: ToolContext, requested?: (typeof REQUESTED_SCOPES)[number]
 
 export const memoryStore = defineTool({
   name: "memory_store",
-  deferrable: true,
   description: "Remember a durable fact (identity, preference, interest, goal, context, directive) under a short key.",
   policy: "memory_write",
   readOnly: false,

@@ -5,7 +5,6 @@ import { defaultDirectory } from "./_paths.ts";
 
 export const requestDirectoryAccess = defineTool({
   name: "request_directory_access",
-  deferrable: true,
   description: "Ask the owner to grant a directory outside the sandbox roots that the task really needs.",
   policy: "approval",
   readOnly: false,

@@ -33,7 +33,6 @@ export const skillList = defineTool({
 
 export const skillView = defineTool({
   name: "skill_view",
-  deferrable: true,
   description: "Read a skill's instructions, or one of its reference files by name.",
   policy: "workspace_read",
   readOnly: true,
@@ -58,7 +57,6 @@ export const skillView = defineTool({
 
 export const skillRun = defineTool({
   name: "skill_run",
-  deferrable: true,
   description: "Hand a self-contained task to a skill, which runs it as a sub-agent and returns the result.",
   policy: "workspace_read",
   readOnly: false,

@@ -9,7 +9,6 @@ const WIDEST = subagentCaps("ultra");
 
 export const subagents = defineTool({
   name: "subagents",
-  deferrable: true,
   description: `Run up to ${SUBAGENT_MAX_TASKS} independent tasks (${WIDEST.maxTasks} in an /ultra turn) in parallel as temporary sub-agents and get their results.`,
   policy: "delegation",
   readOnly: true,

@@ -283,7 +283,7 @@ describe("schedule_job", () => {
     }
   });
 
-  test("the nine tools are deferrable, one-line and render for providers", () => {
+  test("schedule_job and list_jobs are direct, the other seven on request; all one-line and render for providers", () => {
     expect(JOB_TOOLS.map((t) => [t.name, t.policy])).toEqual([
       ["schedule_job", "job_write"],
       ["update_job", "job_write"],
@@ -296,7 +296,7 @@ describe("schedule_job", () => {
       ["get_job_run", "job_read"],
     ]);
     for (const tool of JOB_TOOLS) {
-      expect(tool.deferrable).toBe(true);
+      expect(tool.deferrable).toBe(tool.name === "schedule_job" || tool.name === "list_jobs" ? undefined : true);
       expect(tool.description).not.toContain("\n");
       expect(registry.spec(tool).parameters).toMatchObject({ type: "object" });
     }
