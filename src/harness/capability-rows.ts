@@ -8,7 +8,9 @@ export function harnessCapabilityRows(config: Config, path: string | undefined) 
   const cli = createCliDetector(path);
   const offered = offeredHarness(config, (vendor) => cli(vendor) !== null);
   const unused = () => Promise.reject(new Error("listing only"));
-  return harnessToolList(createHarnessTools({ service: unused }), offered).map((tool) => ({
+  // Only what a turn advertises: a quiet vendor's run tool is callable by name but not listed (gate.ts).
+  const listed = harnessToolList(createHarnessTools({ service: unused }), offered).filter((t) => !t.unadvertised);
+  return listed.map((tool) => ({
     name: tool.name,
     kind: "builtin" as const,
     description: tool.description,

@@ -28,11 +28,14 @@ export interface HarnessService {
   list(filter?: Parameters<HarnessStore["list"]>[0]): HarnessRun[];
   /** Stops an active run of this process; the run as it ended (undefined: no such run). */
   cancel(id: string): Promise<HarnessRun | undefined>;
-  /** Resolves once the run has ended and its result was delivered (tests, shutdown). */
+  /** Resolves once the run has ended and its delivery settled: sent, failed for good, or left planned at a stop. */
   settled(id: string): Promise<HarnessRun | undefined>;
   activeCount(): number;
   /** Results waiting for this conversation's next turn; each is marked sent once returned. */
   takePending(conversation: ConversationKey): Array<{ run: HarnessRun; message: string }>;
-  /** The daemon stops: every run it started is ended and recorded as interrupted. */
+  /**
+   * The daemon stops: every run it started is ended and recorded as interrupted; a result still being retried
+   * stays planned in memory.db, for the next daemon.
+   */
   stopAll(): Promise<void>;
 }

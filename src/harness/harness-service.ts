@@ -7,12 +7,13 @@ import type { JobService } from "../jobs/job-service-contract.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import type { ActiveRun } from "./active-run.ts";
 import type { CliDetector } from "./cli-detect-contract.ts";
+import type { Sleep } from "./delivery-retry.ts";
 import { vendorEnv } from "./harness-env.ts";
 import type { HarnessService, StartRequest } from "./harness-service-contract.ts";
 import { harnessSettings } from "./harness-settings.ts";
 import { createHarnessStore } from "./harness-store.ts";
 import { type HarnessRun, VENDOR_COMMAND, VENDOR_LABEL } from "./harness-types.ts";
-import { createResultDelivery } from "./result-delivery.ts";
+import { createResultDelivery, type ResultDeliveryDeps } from "./result-delivery.ts";
 import { resultMessage } from "./result-message.ts";
 import { admitRun, refuse } from "./run-admission.ts";
 import { followRun } from "./run-follower.ts";
@@ -35,6 +36,10 @@ export type HarnessServiceDeps = {
   jobs?: () => Promise<JobService>;
   /** Least time between two milestones posted to a chat. */
   milestoneIntervalMs?: number;
+  /** The waits between a result's delivery attempts (tests pass one that returns at once). */
+  sleep?: Sleep;
+  /** Delivery attempts and their back-off (result-delivery.ts has the defaults). */
+  deliveryRetry?: ResultDeliveryDeps["retry"];
 };
 
 /**
@@ -50,7 +55,22 @@ export function createHarnessService(deps: HarnessServiceDeps): HarnessService {
       deps.log.warn(`coding run ${run.id} was left running by a previous daemon: marked interrupted`);
     }
   }
-  const delivery = createResultDelivery({ store, channel: deps.channel, jobs: deps.jobs, log: deps.log });
+  const delivery = createResultDelivery({
+    store,
+    channel: deps.channel,
+    jobs: deps.jobs,
+    now: deps.now,
+    log: deps.log,
+    sleep: deps.sleep,
+    // [fermix_core.harness] delivery_max_attempts / _age_hours, read at each failure: an edit applies at once.
+    retry: {
+      attempts: () => harnessSettings(deps.config()).deliveryMaxAttempts,
+      maxAgeMs: () => harnessSettings(deps.config()).deliveryMaxAgeHours * 3_600_000,
+      ...deps.deliveryRetry,
+    },
+  });
+  // Results a previous daemon had not managed to deliver are tried again (only a daemon has the chat channels).
+  if (deps.role === "daemon") delivery.resume();
   const following = {
     store,
     settings: () => harnessSettings(deps.config()),
@@ -114,7 +134,11 @@ export function createHarnessService(deps: HarnessServiceDeps): HarnessService {
       await entry.proc?.stop();
       return entry.done;
     },
-    settled: async (id) => (await active.get(id)?.done) ?? store.get(id),
+    settled: async (id) => {
+      await active.get(id)?.done;
+      await delivery.settled(id);
+      return store.get(id);
+    },
     activeCount: () => active.size,
     takePending(conversation) {
       return store.pendingFor(conversation).map((run) => {
@@ -131,6 +155,7 @@ export function createHarnessService(deps: HarnessServiceDeps): HarnessService {
           await e.done.catch(() => undefined);
         }),
       );
+      await delivery.stop();
     },
   };
 }

@@ -8,6 +8,10 @@ export type HarnessSettings = {
   promptMaxKb: number;
   maxEventBytes: number;
   maxFramingErrors: number;
+  /** Tries at delivering a finished run's result before it is recorded as failed. */
+  deliveryMaxAttempts: number;
+  /** A result still undelivered this long after its run ended is recorded as failed instead of tried again. */
+  deliveryMaxAgeHours: number;
 };
 
 /** [fermix_core.harness] with its defaults filled in; read again for each run, so an edit applies to the next. */
@@ -20,5 +24,7 @@ export function harnessSettings(config: Config): HarnessSettings {
     promptMaxKb: h.prompt_argv_max_kb ?? HARNESS_DEFAULTS.promptArgvMaxKb,
     maxEventBytes: h.max_event_bytes ?? HARNESS_DEFAULTS.maxEventBytes,
     maxFramingErrors: h.max_framing_errors ?? HARNESS_DEFAULTS.maxFramingErrors,
+    deliveryMaxAttempts: h.delivery_max_attempts ?? HARNESS_DEFAULTS.deliveryMaxAttempts,
+    deliveryMaxAgeHours: h.delivery_max_age_hours ?? HARNESS_DEFAULTS.deliveryMaxAgeHours,
   };
 }

@@ -2,6 +2,7 @@ import type { SqlDatabase } from "../runtime/sqlite.ts";
 import type { HarnessStore } from "./harness-store-contract.ts";
 import {
   ACTIVE_STATUSES,
+  type DeliveryAttempt,
   type DeliveryState,
   type FailureTag,
   type HarnessRun,
@@ -32,8 +33,10 @@ type Row = {
   framing_errors: number;
   usage_json: string | null;
   last_milestone: string | null;
-  delivery_status: DeliveryState;
+  delivery_status: Exclude<DeliveryState, "retrying">;
   delivery_error: string | null;
+  delivery_attempts_json: string | null;
+  delivery_retry_at: number | null;
   started_at: number;
   completed_at: number | null;
 };
@@ -125,8 +128,33 @@ export function createHarnessStore(db: SqlDatabase, now: () => number): HarnessS
 
     delivered(id, status, error) {
       db.query(
-        "UPDATE harness_runs SET delivery_status = $status, delivery_error = $error, updated_at = $t WHERE id = $id",
+        `UPDATE harness_runs SET delivery_status = $status, delivery_error = $error, delivery_retry_at = NULL,
+           updated_at = $t WHERE id = $id`,
       ).run({ id, status, error: error ?? null, t: now() });
+    },
+
+    deliveryDue(id, at, error) {
+      db.query(
+        `UPDATE harness_runs SET delivery_status = 'none', delivery_error = COALESCE($error, delivery_error),
+           delivery_retry_at = $at, updated_at = $t WHERE id = $id`,
+      ).run({ id, at, error: error ?? null, t: now() });
+    },
+
+    deliveryAttempt(id, attempt) {
+      // json_insert at '$[#]' appends in place, so two writers never lose each other's attempts.
+      db.query(
+        `UPDATE harness_runs SET delivery_attempts_json = json_insert(COALESCE(delivery_attempts_json, '[]'), '$[#]',
+           json($attempt)), updated_at = $t WHERE id = $id`,
+      ).run({ id, attempt: JSON.stringify(attempt), t: now() });
+    },
+
+    dueDeliveries() {
+      return db
+        .query<Row>(
+          `SELECT * FROM harness_runs WHERE delivery_retry_at IS NOT NULL AND NOT ${ACTIVE} ORDER BY delivery_retry_at`,
+        )
+        .all()
+        .map(toRun);
     },
 
     list(filter = {}) {
@@ -167,6 +195,7 @@ export function hasPendingHarnessResults(db: SqlDatabase): boolean {
 }
 
 function toRun(row: Row): HarnessRun {
+  const attempts = row.delivery_attempts_json ? (JSON.parse(row.delivery_attempts_json) as DeliveryAttempt[]) : [];
   return {
     id: row.id,
     vendor: row.vendor,
@@ -192,9 +221,16 @@ function toRun(row: Row): HarnessRun {
     framingErrors: row.framing_errors,
     ...(row.usage_json ? { usage: JSON.parse(row.usage_json) } : {}),
     ...(row.last_milestone ? { lastMilestone: row.last_milestone } : {}),
-    delivery: row.delivery_status,
+    delivery: deliveryOf(row, attempts),
     ...(row.delivery_error ? { deliveryError: row.delivery_error } : {}),
+    deliveryAttempts: attempts,
+    ...(row.delivery_retry_at !== null ? { deliveryRetryAt: row.delivery_retry_at } : {}),
     startedAt: row.started_at,
     ...(row.completed_at !== null ? { completedAt: row.completed_at } : {}),
   };
+}
+
+/** "retrying" is not stored (migration 6's CHECK predates it): it is a planned attempt after a failed one. */
+function deliveryOf(row: Row, attempts: readonly DeliveryAttempt[]): DeliveryState {
+  return row.delivery_retry_at !== null && attempts.length > 0 ? "retrying" : row.delivery_status;
 }

@@ -32,7 +32,14 @@ export type FailureTag =
   | "exit_nonzero"
   | "spawn_failed";
 
-export type DeliveryState = "none" | "stored" | "pending" | "sent" | "failed";
+/**
+ * Where a run's result stands: "stored" (nobody to tell), "pending" (a CLI session's next ask shows it), "sent",
+ * "failed" (every attempt failed; the last error says why), "retrying" (an attempt failed, another is planned).
+ */
+export type DeliveryState = "none" | "stored" | "pending" | "sent" | "failed" | "retrying";
+
+/** One try at delivering a run's result, as get_coding_run shows it. */
+export type DeliveryAttempt = { at: number; status: Exclude<DeliveryState, "none" | "retrying">; error?: string };
 
 export type HarnessRun = {
   id: string;
@@ -57,6 +64,9 @@ export type HarnessRun = {
   lastMilestone?: string;
   delivery: DeliveryState;
   deliveryError?: string;
+  deliveryAttempts: DeliveryAttempt[];
+  /** When the next delivery attempt is due, while one is planned. */
+  deliveryRetryAt?: number;
   startedAt: number;
   completedAt?: number;
 };
@@ -73,4 +83,6 @@ export const HARNESS_DEFAULTS = {
   promptArgvMaxKb: 200,
   maxEventBytes: 1024 * 1024,
   maxFramingErrors: 20,
+  deliveryMaxAttempts: 20,
+  deliveryMaxAgeHours: 24,
 } as const;

@@ -20,7 +20,7 @@ export type FollowDeps = {
   milestoneIntervalMs?: number;
 };
 
-/** Reads the run's stream to its end, enforces its clocks, records the outcome and delivers it. */
+/** Reads the run's stream to its end, enforces its clocks, records the outcome and starts its delivery. */
 export async function followRun(
   deps: FollowDeps,
   entry: ActiveRun,
@@ -101,7 +101,8 @@ export async function followRun(
   store.finish(id, { ...end, events, framingErrors, usage, vendorSession: session });
   const run = store.get(id)!;
   deps.log.info(`coding run ${id} ${run.status}${run.failureTag ? ` (${run.failureTag})` : ""}`);
-  if (entry.stop !== "shutdown") await deps.delivery.deliver(run);
+  // Not awaited: a delivery retried with back-off must not hold the run's slot and workspace lock (settled() waits).
+  if (entry.stop !== "shutdown") void deps.delivery.deliver(run);
   return store.get(id)!;
 }
 

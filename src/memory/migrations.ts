@@ -254,4 +254,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_seen_age ON webhook_seen (seen_at);
   `,
+  // 8: a coding run's result delivery is retried with back-off (issue 27). delivery_attempts_json lists each
+  // attempt ({at, status, error}); delivery_retry_at is when the next one is due (NULL: none planned), so a
+  // restarted daemon picks up a delivery its predecessor had not finished.
+  `
+  ALTER TABLE harness_runs ADD COLUMN delivery_attempts_json TEXT;
+  ALTER TABLE harness_runs ADD COLUMN delivery_retry_at INTEGER;
+  CREATE INDEX harness_runs_retrying ON harness_runs (delivery_retry_at) WHERE delivery_retry_at IS NOT NULL;
+  `,
 ];

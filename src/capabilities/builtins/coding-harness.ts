@@ -225,14 +225,19 @@ export function createHarnessTools(deps: HarnessToolDeps) {
   return { codexRun, claudeCodeRun, history: codingRunTools(deps) };
 }
 
-/** The harness tools of one vendor set, in catalog order: run tools first, then the run-history tools. */
+/**
+ * The harness tools of one offer, in catalog order: run tools first, then the run-history tools. A quiet vendor's
+ * run tool comes as an unadvertised copy (the shared tool object stays as declared).
+ */
 export function harnessToolList(
   tools: ReturnType<typeof createHarnessTools>,
-  offered: { history: boolean; vendors: readonly Vendor[] },
+  offered: { history: boolean; vendors: readonly Vendor[]; quiet?: readonly Vendor[] },
 ): AnyTool[] {
-  return [
-    ...(offered.vendors.includes("codex") ? [tools.codexRun] : []),
-    ...(offered.vendors.includes("claude") ? [tools.claudeCodeRun] : []),
-    ...(offered.history ? tools.history : []),
-  ];
+  const run = { codex: tools.codexRun, claude: tools.claudeCodeRun } as const;
+  const byVendor = (vendor: Vendor): AnyTool[] => {
+    if (offered.vendors.includes(vendor)) return [run[vendor]];
+    if (offered.quiet?.includes(vendor)) return [{ ...run[vendor], unadvertised: true }];
+    return [];
+  };
+  return [...byVendor("codex"), ...byVendor("claude"), ...(offered.history ? tools.history : [])];
 }

@@ -16,6 +16,8 @@ function summary(run: HarnessRun) {
     ...(run.completedAt ? { completed_at: new Date(run.completedAt).toISOString() } : {}),
     prompt: run.prompt.length > 160 ? `${run.prompt.slice(0, 159)}…` : run.prompt,
     ...(run.lastMilestone ? { last_milestone: run.lastMilestone } : {}),
+    // A result that could not be delivered shows in the listing too, not only in get_coding_run.
+    ...(run.delivery === "failed" || run.delivery === "retrying" ? { delivery: run.delivery } : {}),
   };
 }
 
@@ -33,6 +35,16 @@ function detail(run: HarnessRun) {
     ...(run.usage !== undefined ? { usage: run.usage } : {}),
     delivery: run.delivery,
     ...(run.deliveryError ? { delivery_error: run.deliveryError } : {}),
+    ...(run.deliveryAttempts.length
+      ? {
+          delivery_attempts: run.deliveryAttempts.map((a) => ({
+            at: new Date(a.at).toISOString(),
+            status: a.status,
+            ...(a.error ? { error: a.error } : {}),
+          })),
+        }
+      : {}),
+    ...(run.deliveryRetryAt ? { next_delivery_at: new Date(run.deliveryRetryAt).toISOString() } : {}),
   };
 }
 

@@ -13,7 +13,11 @@ export const toolHelp = defineTool({
     // Only tools this caller may use: a guest cannot read the schema of a tool it cannot call.
     const tool = ctx.surface().find((t) => t.name === args.name);
     if (!tool) {
-      const names = ctx.surface().map((t) => t.name);
+      // An unadvertised tool (the other coding vendor's) stays out of every list the model reads.
+      const names = ctx
+        .surface()
+        .filter((t) => !t.unadvertised)
+        .map((t) => t.name);
       return {
         isError: true,
         content: `There is no tool named "${args.name}" available here. Available: ${names.join(", ")}`,

@@ -46,7 +46,7 @@ const line = (tool: AnyTool) => `${tool.name} — ${tool.description}`;
 
 /** For a name that is not a reachable deferred tool: say why, and offer the nearest names. */
 function notFound(ctx: ToolContext, name: string, within: readonly AnyTool[]): string {
-  if (ctx.surface().some((t) => t.name === name)) {
+  if (ctx.surface().some((t) => t.name === name && !t.unadvertised)) {
     return `${name} is not deferred: its schema is already in your tool list, so call it directly.`;
   }
   const near = ranked(ctx, name, 3, within).map((t) => t.name);

@@ -15,7 +15,10 @@ export type SplitSurface = {
   sent: AnyTool[];
   /** The tools whose schemas stay off the wire; they are reachable through the bridges and by name. */
   deferred: AnyTool[];
-  /** `sent` then `deferred`: the context's `surface()`, so a direct call of a deferred tool still dispatches. */
+  /**
+   * `sent`, `deferred`, then the unadvertised tools: the context's `surface()`, so a direct call of a deferred or
+   * unadvertised tool still dispatches.
+   */
   callable: AnyTool[];
 };
 
@@ -24,8 +27,10 @@ export type SplitSurface = {
  * the system prompt's tool names and policy all keep working from `callable`.
  */
 export function splitSurface(surface: readonly AnyTool[], opts: SplitOptions): SplitSurface {
-  const all = [...surface];
-  const whole = { sent: all, deferred: [], callable: all };
+  // An unadvertised tool is neither sent nor deferred (so neither named nor searchable), only dispatchable.
+  const quiet = surface.filter((t) => t.unadvertised === true);
+  const all = quiet.length ? surface.filter((t) => t.unadvertised !== true) : [...surface];
+  const whole = { sent: all, deferred: [], callable: quiet.length ? [...all, ...quiet] : all };
   if (!opts.enabled) return whole;
   const deferred = all.filter((t) => !BRIDGES.includes(t) && opts.isDeferrable(t));
   // Bridges over an empty catalog would only cost tokens and invite useless searches; over a couple of small
@@ -35,7 +40,7 @@ export function splitSurface(surface: readonly AnyTool[], opts: SplitOptions): S
   if (weigh && !outweighs(deferred, BRIDGES, weigh)) return whole;
   const moved = new Set(deferred);
   const sent = [...all.filter((t) => !moved.has(t)), ...BRIDGES.filter((b) => !all.includes(b))];
-  return { sent, deferred, callable: [...sent, ...deferred] };
+  return { sent, deferred, callable: [...sent, ...deferred, ...quiet] };
 }
 
 /** Whether `tools` weigh more than `than`; stops weighing (each weight is a schema render) once they do. */
