@@ -10,7 +10,7 @@ import type { AlbumBuffer } from "../media/album-buffer-contract.ts";
 import { createLastImages } from "../media/last-inbound-image.ts";
 import type { InboundStore } from "../memory/inbound-contract.ts";
 import type { ConversationKey } from "../memory/messages-contract.ts";
-import type { Traces } from "../observability/traces.ts";
+import { newSessionId, type Traces } from "../observability/traces.ts";
 import { createApprovalNotices } from "./approval-notices.ts";
 import { createArrivalOrder } from "./arrival-order.ts";
 import { CANNED, stoppedReply } from "./canned-replies.ts";
@@ -21,6 +21,7 @@ import type { Gateway } from "./gateway-contract.ts";
 import { type MediaDeps, prepareMessage, type TurnImage } from "./media.ts";
 import { createReplySink } from "./reply-sink.ts";
 import type { SlashAnswer } from "./slash.ts";
+import { streamTrace } from "./streaming/stream-trace.ts";
 import { markableSink } from "./truncation-marker.ts";
 
 /** "typing…" is repeated this often while a turn runs, for at most TYPING_MAX_MS. */
@@ -122,7 +123,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (images.length) lastImages.remember(chatKey, images.at(-1)!);
     queue.enqueue(conversation, async (signal) => {
       waitingTurns.delete(inboundIds);
-      const sink = markableSink(createReplySink(adapter, target, access.streaming, { log: deps.log }));
+      // Named here so the stream's trace lines share the turn's session.
+      const sessionId = newSessionId("main");
+      const at = deps.traces && { traces: deps.traces, sessionId, channel: adapter.name, mode: access.streaming };
+      const sink = markableSink(
+        createReplySink(adapter, target, access.streaming, { log: deps.log, trace: streamTrace(at) }),
+      );
       const typing = keepTyping(adapter, target, signal);
       try {
         const result = await deps.ask({
@@ -133,9 +139,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
           signal,
           runProfile,
           inboundIds,
+          sessionId,
           channel: { ...channelReply(adapter, target), inboundImage: () => lastImages.get(chatKey) },
           onText: (delta) => sink.onText(delta),
           onItemEnd: () => sink.onItemEnd(),
+          onReasoningSummary: (summary) => sink.onThought(summary),
           onNotice: (notice) => void approvals.send(adapter, target, { conversation, notice, text, images }),
         });
         if (signal.aborted) return void (await sink.discard());

@@ -21,6 +21,7 @@ export function markableSink(sink: ReplySink): MarkableSink {
       streamed = false;
       sink.onItemEnd();
     },
+    onThought: (summary) => sink.onThought(summary),
     finish: (text) => sink.finish(text),
     discard: () => sink.discard(),
     async finishAnswer(text, truncated) {

@@ -8,6 +8,7 @@ const TYPES: Record<TraceType, true> = {
   tool_exec: true,
   agent_event: true,
   channel_msg: true,
+  channel_stream: true,
   error: true,
   sandbox_event: true,
 };

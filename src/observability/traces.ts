@@ -3,8 +3,18 @@ import { join } from "node:path";
 import { randomHex } from "../ids.ts";
 import { redact } from "./redact.ts";
 
-/** The trace files of the earlier implementation: `traces/YYYY-MM-DD/<type>.jsonl`. */
-export type TraceType = "llm_call" | "tool_exec" | "agent_event" | "channel_msg" | "error" | "sandbox_event";
+/**
+ * The trace files of the earlier implementation, `traces/YYYY-MM-DD/<type>.jsonl`, plus `channel_stream` (a chat
+ * reply's phases, issue 27: gateway/streaming/stream-trace.ts).
+ */
+export type TraceType =
+  | "llm_call"
+  | "tool_exec"
+  | "agent_event"
+  | "channel_msg"
+  | "channel_stream"
+  | "error"
+  | "sandbox_event";
 
 export type Traces = {
   write(type: TraceType, record: Record<string, unknown>): void;

@@ -54,7 +54,7 @@ describe("fermix ask on a ChatGPT plan (compiled binary)", () => {
       "openai-beta": "responses=experimental",
     });
     expect(sent.body).toMatchObject({ model: "gpt-5.5", store: false, stream: true, service_tier: "priority" });
-    expect(sent.body.reasoning).toEqual({ effort: "low" });
+    expect(sent.body.reasoning).toEqual({ effort: "low", summary: "auto" });
   });
 
   test("no sign-in: the ask fails with the sentence that says how to sign in, and nothing is sent", async () => {

@@ -117,7 +117,7 @@ describe("openai_codex provider", () => {
       store: false,
       stream: true,
       include: ["reasoning.encrypted_content"],
-      reasoning: { effort: "high" },
+      reasoning: { effort: "high", summary: "auto" },
     });
     expect(sent!.body).not.toHaveProperty("max_output_tokens");
     expect(sent!.body).not.toHaveProperty("service_tier");

@@ -2,6 +2,7 @@ import type { ChannelAdapter, ChatTarget } from "../../channels/channel.ts";
 import { takeChunk } from "./chunk-text.ts";
 import type { ReplySink } from "./reply-sink-contract.ts";
 import type { StreamDeps } from "./stream-clock.ts";
+import { thoughtLine } from "./thought-line.ts";
 
 /** Long text falls back to chunks of this many UTF-16 units, cut at a paragraph where one falls in the range. */
 export const BLOCK_MIN_UNITS = 800;
@@ -14,7 +15,8 @@ export const BLOCK_IDLE_MS = 1000;
  * own ordinary message, so commentary before a tool lands while the tool runs. Text longer than BLOCK_MAX_UNITS is
  * sent in paragraph chunks as it streams, and a pause of BLOCK_IDLE_MS flushes what is waiting. Works on every
  * channel: nothing is ever edited. Messages already sent stay when the turn is stopped or fails — each was a
- * finished thought; only what had not gone out yet is dropped.
+ * finished thought; only what had not gone out yet is dropped. Each heading of the model's reasoning summary is a
+ * silent one-line `💭` message, in the order it came, so the owner sees what the model is working on.
  */
 export function createBlockStream(adapter: ChannelAdapter, target: ChatTarget, deps: StreamDeps): ReplySink {
   const { clock } = deps;
@@ -25,22 +27,31 @@ export function createBlockStream(adapter: ChannelAdapter, target: ChatTarget, d
   /** A code fence the last chunk closed mid-block: reopened in front of the next one. */
   let opener: string | undefined;
   let sent = 0;
+  let opened = false;
   let idle: unknown;
   let closed = false;
   let chain: Promise<void> = Promise.resolve();
 
-  const send = (markdown: string, silent: boolean): Promise<void> =>
-    adapter.send(target, { markdown, ...(silent ? { silent } : {}) }).then(() => {});
+  /** Sends one message; the reply's first to arrive is its `open`. */
+  const send = async (markdown: string, silent: boolean): Promise<void> => {
+    await adapter.send(target, { markdown, ...(silent ? { silent } : {}) });
+    if (!opened) deps.trace("open");
+    opened = true;
+  };
 
-  /** Queues a chunk behind the ones before it; a block that fails is logged and the reply goes on. */
-  const queue = (markdown: string) => {
-    const silent = sent++ > 0;
+  /** Queues a message behind the ones before it; one that fails is logged and the reply goes on. */
+  const queueMessage = (markdown: string, silent: boolean, thought?: true) => {
     chain = chain.then(() =>
-      send(markdown, silent).catch((err: unknown) =>
-        deps.log.warn(`${adapter.name}: a streamed block to ${target.chatId} was not sent: ${message(err)}`),
+      send(markdown, silent).then(
+        () => deps.trace("block", { chars: markdown.length, ...(thought ? { thought } : {}) }),
+        (err: unknown) =>
+          deps.log.warn(`${adapter.name}: a streamed block to ${target.chatId} was not sent: ${message(err)}`),
       ),
     );
   };
+
+  /** A chunk of the model's text: the reply's first one notifies, the rest are silent. */
+  const queue = (markdown: string) => queueMessage(markdown, sent++ > 0);
 
   const withOpener = (text: string) => (opener ? `${opener}\n${text}` : text);
 
@@ -94,6 +105,14 @@ export function createBlockStream(adapter: ChannelAdapter, target: ChatTarget, d
       item = "";
     },
 
+    onThought(summary) {
+      const line = thoughtLine(summary);
+      if (closed || !line) return;
+      // Text that streamed before the thought goes out first: the chat keeps the order the model wrote in.
+      flush(queue, true);
+      queueMessage(line, true, true);
+    },
+
     async finish(text) {
       if (closed) return;
       closed = true;
@@ -110,6 +129,7 @@ export function createBlockStream(adapter: ChannelAdapter, target: ChatTarget, d
       await chain;
       // The answer's first message notifies even after silent blocks: it is what the owner waits for.
       for (const [i, chunk] of last.entries()) await send(chunk, i > 0);
+      deps.trace("seal", { chars: text.length });
     },
 
     async discard() {
@@ -117,6 +137,7 @@ export function createBlockStream(adapter: ChannelAdapter, target: ChatTarget, d
       stopIdle();
       buffer = "";
       await chain;
+      deps.trace("discard");
     },
   };
 }

@@ -73,6 +73,7 @@ export function createDraftStream(adapter: ChannelAdapter, target: ChatTarget, d
           const [sent] = await adapter.send(target, { markdown: next });
           draftId = sent?.id;
           shown = next;
+          deps.trace("open", { chars: next.length });
         } catch (err) {
           // No draft: the answer is sent normally when it is done.
           frozen = true;
@@ -98,6 +99,7 @@ export function createDraftStream(adapter: ChannelAdapter, target: ChatTarget, d
         await edit(target, id, { markdown: next });
         shown = next;
         failures = 0;
+        deps.trace("edit", { chars: next.length });
       } catch (err) {
         if (++failures >= DRAFT.freezeAfterFailures) {
           frozen = true;
@@ -136,6 +138,28 @@ export function createDraftStream(adapter: ChannelAdapter, target: ChatTarget, d
     return false;
   };
 
+  /** The answer in place of the draft (sealed), or sent fresh when there is no draft or the seal failed. */
+  const deliver = async (final: string) => {
+    await stop();
+    const id = draftId;
+    if (id === undefined) {
+      await adapter.send(target, { markdown: final });
+      deps.trace("open", { chars: final.length });
+      return;
+    }
+    const trimmed = final.trim();
+    const cut = head(trimmed);
+    if (!(await seal(id, cut ? cut.chunk : trimmed))) {
+      await adapter.delete?.(target, id).catch(() => {});
+      await adapter.send(target, { markdown: final });
+      return;
+    }
+    if (cut?.rest.trim()) {
+      const rest = cut.open ? `${cut.open.opener}\n${cut.rest}` : cut.rest;
+      await adapter.send(target, { markdown: rest, silent: true });
+    }
+  };
+
   return {
     onText(delta) {
       if (closed) return;
@@ -148,28 +172,17 @@ export function createDraftStream(adapter: ChannelAdapter, target: ChatTarget, d
       text = "";
     },
 
+    // A draft is one message that becomes the answer: a thought line would be edited away, so none is shown.
+    onThought() {},
+
     async finish(final) {
-      await stop();
-      const id = draftId;
-      if (id === undefined) {
-        await adapter.send(target, { markdown: final });
-        return;
-      }
-      const trimmed = final.trim();
-      const cut = head(trimmed);
-      if (!(await seal(id, cut ? cut.chunk : trimmed))) {
-        await adapter.delete?.(target, id).catch(() => {});
-        await adapter.send(target, { markdown: final });
-        return;
-      }
-      if (cut?.rest.trim()) {
-        const rest = cut.open ? `${cut.open.opener}\n${cut.rest}` : cut.rest;
-        await adapter.send(target, { markdown: rest, silent: true });
-      }
+      await deliver(final);
+      deps.trace("seal", { chars: final.length });
     },
 
     async discard() {
       await stop();
+      deps.trace("discard");
       if (draftId === undefined) return;
       await adapter
         .delete?.(target, draftId)

@@ -9,6 +9,11 @@ export interface ReplySink {
   onText(delta: string): void;
   /** The model's current output item ended before a tool call (TurnInput.onItemEnd): a block boundary. */
   onItemEnd(): void;
+  /**
+   * A part of the model's reasoning summary: block streaming shows its heading as its own `💭` message; a draft and
+   * `off` show nothing. Never part of the answer, so never in the history.
+   */
+  onThought(summary: string): void;
   /** The turn's final answer: delivered (or the draft sealed to it). Rejects when the answer could not be sent. */
   finish(text: string): Promise<void>;
   /** The turn was stopped or failed: a draft is deleted; nothing waiting is sent (blocks already sent stay). */

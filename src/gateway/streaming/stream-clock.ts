@@ -1,3 +1,5 @@
+import type { StreamTrace } from "./stream-trace.ts";
+
 /** The timers a streaming reply uses; tests hand in a manual one so no test waits on a real second. */
 export type StreamClock = {
   now(): number;
@@ -19,4 +21,6 @@ export type StreamLog = { warn(msg: string): void };
 export type StreamDeps = {
   clock: StreamClock;
   log: StreamLog;
+  /** The reply's `channel_stream` trace lines (a no-op when the turn is not traced). */
+  trace: StreamTrace;
 };

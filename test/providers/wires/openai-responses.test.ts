@@ -55,10 +55,29 @@ describe("openai-responses wire", () => {
     expect(sent!.body).not.toHaveProperty("reasoning");
   });
 
-  test("an effort becomes reasoning.effort", async () => {
+  test("an effort becomes reasoning.effort, with a summary asked for", async () => {
     const { fake, target } = await setup();
     await drain(wire, { target, request: request(MODEL, { effort: "high" }) });
-    expect(fake.requests[0]!.body.reasoning).toEqual({ effort: "high" });
+    expect(fake.requests[0]!.body.reasoning).toEqual({ effort: "high", summary: "auto" });
+  });
+
+  test("an effort of none asks for no summary (there is no reasoning to summarise)", async () => {
+    const { fake, target } = await setup();
+    await drain(wire, { target, request: request(MODEL, { effort: "none" }) });
+    expect(fake.requests[0]!.body.reasoning).toEqual({ effort: "none" });
+  });
+
+  test("each summary part arrives once, whole, before the answer's text; the reasoning item keeps it", async () => {
+    const { fake, target } = await setup();
+    const summary = ["**Reading the forecast**\n\nLyon, today.", "**Answering**\n\nOne line."];
+    fake.enqueue({ kind: "text", text: "Lyon is rainy.", reasoning: summary });
+    const out = await drain(wire, { target, request: request(MODEL, { effort: "low" }) });
+    const kinds = out.events.map((e) => e.type);
+    expect(out.events.flatMap((e) => (e.type === "reasoning_summary" ? [e.text] : []))).toEqual(summary);
+    expect(kinds.lastIndexOf("reasoning_summary")).toBeLessThan(kinds.indexOf("text_delta"));
+    expect(out.text).toBe("Lyon is rainy.");
+    const reasoning = out.events.find((e) => e.type === "reasoning");
+    expect(reasoning).toMatchObject({ part: { wire: "openai-responses", data: { type: "reasoning" } } });
   });
 
   test("tool calls arrive whole with parsed arguments, and the follow-up history is accepted", async () => {

@@ -71,12 +71,12 @@ describe("xai quirks on the Responses wire", () => {
     },
   );
 
-  test("grok-3-mini accepts an effort and still gets it", async () => {
+  test("grok-3-mini accepts an effort and still gets it, with no summary (xAI does not document one)", async () => {
     expect(await effortSent("xai", "grok-3-mini")).toEqual({ effort: "high" });
   });
 
   test("the rejecting table is xai's own: openai's models are unaffected", async () => {
-    expect(await effortSent("openai", "gpt-5-mini")).toEqual({ effort: "high" });
+    expect(await effortSent("openai", "gpt-5-mini")).toEqual({ effort: "high", summary: "auto" });
   });
 });
 
