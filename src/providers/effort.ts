@@ -1,5 +1,6 @@
 import { EFFORTS, type Effort } from "../config/sections/providers.ts";
 import type { ProviderDescriptor } from "./descriptors.ts";
+import { grokRejectsEffort } from "./xai-quirks.ts";
 
 /** Models whose own ceiling is below their provider's (max is a GPT-5.6-family capability). */
 const MODEL_CEILINGS: Array<{ match: RegExp; ceiling: Effort }> = [
@@ -8,7 +9,8 @@ const MODEL_CEILINGS: Array<{ match: RegExp; ceiling: Effort }> = [
 
 /**
  * Maps the canonical effort onto what this provider and model accept: clamped into the provider's
- * [floor, ceiling] and any model ceiling; providers without an effort knob send nothing.
+ * [floor, ceiling] and any model ceiling; providers without an effort knob, and Grok models that refuse one,
+ * get nothing (so setup offers no levels for them and traces report none, matching what the wire sends).
  */
 export function resolveEffort(
   provider: ProviderDescriptor,
@@ -16,6 +18,7 @@ export function resolveEffort(
   wanted: Effort | undefined,
 ): Effort | undefined {
   if (!wanted || !provider.effort) return undefined;
+  if (provider.id === "xai" && grokRejectsEffort(model)) return undefined;
   const rank = (e: Effort) => EFFORTS.indexOf(e);
   let ceiling = rank(provider.effort.ceiling);
   for (const m of MODEL_CEILINGS) if (m.match.test(model)) ceiling = Math.min(ceiling, rank(m.ceiling));

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Config } from "../../src/config/schema.ts";
 import { findProvider } from "../../src/providers/descriptors.ts";
-import { resolveEffort } from "../../src/providers/effort.ts";
+import { effortLevels, resolveEffort } from "../../src/providers/effort.ts";
 import { resolveRoutes } from "../../src/providers/routes.ts";
 
 const secrets = (env: Record<string, string> = {}) => ({
@@ -109,9 +109,18 @@ describe("reasoning effort", () => {
     expect(resolveEffort(openai, "gpt-5.5", "max")).toBe("xhigh");
     expect(resolveEffort(openai, "gpt-5.4-mini", "max")).toBe("xhigh");
     expect(resolveEffort(anthropic, "claude-sonnet-4-6", "none")).toBe("low");
-    expect(resolveEffort(xai, "grok-4", "xhigh")).toBe("high");
+    expect(resolveEffort(xai, "grok-3-mini", "xhigh")).toBe("high");
     expect(resolveEffort(openai, "gpt-5.5", undefined)).toBeUndefined();
     for (const id of ["openrouter", "mistral", "ollama"])
       expect(resolveEffort(findProvider(id)!, "m", "high")).toBeUndefined();
+  });
+
+  test("a Grok model that refuses an effort resolves to none, so setup offers no levels and traces report none", () => {
+    const xai = findProvider("xai")!;
+    for (const model of ["grok-4", "grok-4-fast-reasoning", "grok-4-1-fast", "grok-code-fast-1"]) {
+      expect(resolveEffort(xai, model, "high")).toBeUndefined();
+      expect(effortLevels(xai, model)).toEqual([]);
+    }
+    expect(effortLevels(xai, "grok-3-mini")).toEqual(["none", "low", "medium", "high"]);
   });
 });
