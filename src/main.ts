@@ -22,6 +22,7 @@ export const fermix = defineCommand({
   args: { version: { type: "boolean", alias: "V", description: "print the version" } },
   subCommands: {
     ask: lazy(() => import("./cli/ask.ts")),
+    chat: lazy(() => import("./cli/chat/chat.ts")),
     run: lazy(() => import("./cli/run.ts")),
     status: lazy(() => import("./cli/status.ts")),
     health: lazy(() => import("./cli/health.ts")),
@@ -40,6 +41,7 @@ export const fermix = defineCommand({
     auth: lazy(() => import("./cli/auth.ts")),
     mcp: lazy(() => import("./cli/mcp.ts")),
     jobs: lazy(() => import("./cli/jobs.ts")),
+    sessions: lazy(() => import("./cli/sessions.ts")),
     channels: lazy(() => import("./cli/channels.ts")),
     voice: lazy(() => import("./cli/voice.ts")),
     sandbox: lazy(() => import("./cli/sandbox.ts")),

@@ -7,6 +7,7 @@ import type { Route } from "../providers/routes.ts";
 import type {
   AssistantMessage,
   ImagePart,
+  JsonSchema,
   Message,
   ProviderFailure,
   StopReason,
@@ -46,11 +47,15 @@ export type LoopInput = {
    * chat's block streaming sends it as its own message while the tools run). Not called for the final answer.
    */
   onItemEnd?: () => void;
+  /** A part of the model's reasoning summary, whole (display only: it joins neither the answer nor the history). */
+  onReasoningSummary?: (text: string) => void;
   /** Before a tool runs (a job's inactivity watchdog pauses while one does). */
   onToolStart?: (name: string) => void;
   onToolExecution?: (execution: ToolExecution) => void;
   /** After each model call that reported its token usage. */
   onUsage?: (usage: Usage) => void;
+  /** The final answer's JSON Schema (`ask --schema`), sent with every model call of the loop. */
+  schema?: JsonSchema;
 };
 
 export type LoopResult =
@@ -85,7 +90,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
     const system = typeof input.system === "function" ? input.system() : input.system;
     const tools = typeof input.tools === "function" ? input.tools() : input.tools;
     const call = {
-      request: { system, messages: sent, tools: tools.length ? tools : undefined },
+      request: { system, messages: sent, tools: tools.length ? tools : undefined, schema: input.schema },
       signal: input.signal,
       firstCall: iteration === 1,
     };
@@ -102,6 +107,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
         input.onText?.(event.text);
       } else if (event.type === "tool_call") calls.push(event.call);
       else if (event.type === "reasoning") reply.content.push(event.part);
+      else if (event.type === "reasoning_summary") input.onReasoningSummary?.(event.text);
       else if (event.type === "error") failure = event.error;
       else if (event.type === "done") {
         stopReason = event.stopReason;

@@ -6,12 +6,13 @@ import type { Registry } from "../capabilities/registry-contract.ts";
 import type { AnyTool, ToolContext, ToolServices } from "../capabilities/tool.ts";
 import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
-import { userMessage, withImagePlaceholders } from "../media/image-parts.ts";
+import { type TurnDocument, userMessage, withMediaPlaceholders } from "../media/image-parts.ts";
 import type { ConversationKey, MessageStore } from "../memory/messages-contract.ts";
 import { newSessionId, type Traces } from "../observability/traces.ts";
+import { documentRoutes } from "../providers/documents.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
-import type { ToolSpec, Usage } from "../providers/types.ts";
+import type { JsonSchema, ToolSpec, Usage } from "../providers/types.ts";
 import { visionRoutes } from "../providers/vision.ts";
 import { channelActionMarker } from "./channel-marker.ts";
 import { DEFAULT_THRESHOLD } from "./compaction.ts";
@@ -38,6 +39,10 @@ export type TurnInput = {
   onText?: (delta: string) => void;
   /** The text streamed so far ended at a tool call (see LoopInput.onItemEnd): a chat's block boundary. */
   onItemEnd?: () => void;
+  /** A part of the model's reasoning summary (see LoopInput.onReasoningSummary): a chat's `💭` line. */
+  onReasoningSummary?: (text: string) => void;
+  /** The turn's trace session id, when the caller traces alongside it (a chat's stream); a new `main-…` otherwise. */
+  sessionId?: string;
   /** Messages for the owner that do not go through the model (approval prompts). */
   onNotice?: (text: string) => void;
   /** A scheduled job's run: its framing, routes, narrowed tools, and what the run record keeps. */
@@ -46,10 +51,23 @@ export type TurnInput = {
   runProfile?: RunProfile;
   /** Pictures that came with a chat message, for a vision model. */
   images?: ReadonlyArray<{ mime: string; data: Uint8Array }>;
+  /** Documents that came with the ask (`fermix ask --attach report.pdf`), for a model that reads them. */
+  documents?: readonly TurnDocument[];
+  /**
+   * Narrows the caller's surface to these names, like a job's allowedTools (undefined: no narrowing; empty: no
+   * tools at all, and a prompt that names none). `fermix ask --tools` / `--no-tools`.
+   */
+  allowedTools?: readonly string[];
+  /** Appended to the system prompt after the persona, for this turn only, never stored (`fermix ask --system`). */
+  instructions?: string;
+  /** Each model call's tokens as its wire reported them (`fermix ask --usage`). */
+  onUsage?: (usage: Usage) => void;
   /** The chat a channel turn answers: what send_attachment and react act on (absent: they are not offered). */
   channel?: ChannelReply;
   /** The stored chat messages this turn answers: settled with the turn's commit (memory/inbound.ts). */
   inboundIds?: readonly number[];
+  /** `ask --schema`: the final answer must be JSON matching this schema (the wire's structured output). */
+  schema?: JsonSchema;
 };
 
 /** How a scheduled run differs from a conversation turn (see jobs/job-runner.ts). */
@@ -120,12 +138,15 @@ export type TurnDeps = {
 export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnResult> {
   const chosen = input.job?.routes ?? deps.routes(input.choice ?? {});
   // Pictures go only to a model that sees them: a text-only primary fails loudly, a text-only fallback is skipped.
-  const routes = input.images?.length ? visionRoutes(chosen) : chosen;
-  const allowed = input.job?.allowedTools ? new Set(input.job.allowedTools) : undefined;
+  const seeing = input.images?.length ? visionRoutes(chosen) : chosen;
+  // A PDF likewise goes only to a model that reads documents (src/providers/documents.ts), refused before any request.
+  const routes = input.documents?.length ? documentRoutes(seeing) : seeing;
+  const names = input.allowedTools ?? input.job?.allowedTools;
+  const allowed = names ? new Set(names) : undefined;
   const caller: Caller = input.caller ?? { trust: "operator", local: true, attended: true };
   const { summary, rows } = deps.store.window(input.key);
   const history = rows.map((r) => r.message);
-  const user = userMessage(input.text, input.images);
+  const user = userMessage(input.text, input.images, input.documents);
   // Plugin tools join the built-ins under the same trust rules; their schemas are deferred when they are many.
   // They can change while the turn runs (a plugin's server comes up, or a one-shot ask starts one and learns
   // its real tool list): the next model request then carries the new surface and prompt.
@@ -153,12 +174,14 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       tools: split.sent,
       deferred: split.deferred,
       files: filesFor(caller, deps.promptFiles?.()),
-      skillsIndex: deps.skillsIndex?.(split.callable),
+      // With no tool to reach them by, skills and plugin sections would name what the model cannot use.
+      skillsIndex: split.callable.length ? deps.skillsIndex?.(split.callable) : undefined,
       summary,
       // The owner's name is the owner's data: a guest talking to the bot is not told it.
       owner: caller.trust === "operator" ? deps.owner : undefined,
     });
     if (input.job) system = `${system}\n\n${input.job.instructions}`;
+    if (input.instructions) system = `${system}\n\n${input.instructions}`;
     const addendum = profileAddendum(input.runProfile);
     if (addendum) system = `${system}\n\n${addendum}`;
     shape = { extras: offered, split, system, specs: split.sent.map((t) => deps.registry.spec(t)) };
@@ -167,7 +190,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const first = current();
   const signal = input.signal ?? new AbortController().signal;
   const trace = deps.traces
-    ? { traces: deps.traces, sessionId: input.job?.sessionId ?? newSessionId("main") }
+    ? { traces: deps.traces, sessionId: input.job?.sessionId ?? input.sessionId ?? newSessionId("main") }
     : undefined;
   input.job?.onPrompt?.(first.system, input.text);
   const started = deps.now();
@@ -219,8 +242,13 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       ),
       onText: input.onText,
       onItemEnd: input.onItemEnd,
+      onReasoningSummary: input.onReasoningSummary,
+      schema: input.schema,
       onToolStart: input.job?.onToolStart,
-      onUsage: input.job?.onUsage,
+      onUsage: (usage) => {
+        input.job?.onUsage?.(usage);
+        input.onUsage?.(usage);
+      },
       onToolExecution: (e) => {
         input.job?.onToolExecution?.(e);
         deps.onToolExecution?.({ ...e, conversation: input.key });
@@ -237,7 +265,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
 
     const turnId = newId("turn", 6);
     // History keeps a placeholder for each picture: the bytes went to the model in this turn only.
-    deps.store.commitTurn(input.key, [withImagePlaceholders(user), ...result.added, ...(marker ? [marker] : [])], {
+    deps.store.commitTurn(input.key, [withMediaPlaceholders(user), ...result.added, ...(marker ? [marker] : [])], {
       turnId,
       provider: result.provider,
       model: result.model,

@@ -11,7 +11,7 @@ import { visibleSubCommands } from "./usage.ts";
  * and a second parse answers. Every source fails quietly: a completion prints candidates or nothing, never an
  * error into the person's prompt.
  */
-type Source = "plugins" | "skills" | "sessions" | "providers" | "jobs";
+type Source = "plugins" | "skills" | "sessions" | "session-ids" | "providers" | "jobs";
 type Complete = (value: string, description: string) => void;
 type Handler = (complete: Complete) => void;
 type Config = {
@@ -32,7 +32,9 @@ function valuesFor(path: string[], name: string, def: ArgDef): Source | keyof ty
   const [verb, sub] = path;
   if (verb === "plugins" && name === "name") return "plugins";
   if (verb === "skills" && sub === "view" && name === "name") return "skills";
-  if (verb === "ask" && name === "session") return "sessions";
+  if ((verb === "ask" || verb === "chat") && name === "session") return "sessions";
+  if (verb === "ask" && name === "attach") return "files";
+  if (verb === "sessions" && name === "id") return "session-ids";
   if (verb === "jobs" && name === "id") return "jobs";
   if (name === "provider") return "providers";
   if (verb === "sandbox" && name === "mode") return "modes";
@@ -175,6 +177,8 @@ async function load(source: Source): Promise<string[]> {
     }
     case "sessions":
       return recentSessions();
+    case "session-ids":
+      return sessionIds();
     case "providers":
       return (await import("../providers/descriptors.ts")).PROVIDER_IDS;
     case "jobs":
@@ -214,6 +218,12 @@ async function recentSessions(): Promise<string[]> {
   } finally {
     db.close();
   }
+}
+
+/** Every channel's recent sessions as `fermix sessions` names them; none before memory.db exists. */
+async function sessionIds(): Promise<string[]> {
+  const { withSessionDatabase } = await import("./_sessions-local.ts");
+  return withSessionDatabase("read", (store) => store.list({ limit: 20 }).map((s) => s.id));
 }
 
 /** tab prints with console.log; its lines are collected so the caller decides what reaches stdout. */

@@ -1,38 +1,18 @@
-import { existsSync } from "node:fs";
-import { processEnv } from "../config/env.ts";
-import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { jobOperations } from "../jobs/job-operations.ts";
 import { jobPayload } from "../jobs/job-payload.ts";
 import { createJobStore } from "../jobs/job-store.ts";
 import type { JobState, RunStatus } from "../jobs/job-types.ts";
-import { migrate } from "../memory/db.ts";
-import { openSqlite, type SqlDatabase } from "../runtime/sqlite.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
+import { withLocalDatabase } from "./_local-db.ts";
 
 /** What `fermix jobs list|show|runs` read when no daemon runs, as the owner (who sees every job). */
 export type LocalJobs = ReturnType<typeof localJobs>;
 
 const OWNER = { trust: "operator" } as const;
 
-/**
- * Opens memory.db read-only for one read and closes it. A home without memory.db (or with one from before
- * jobs existed) has no jobs: it is read as an empty database in memory, and nothing is created on disk.
- */
+/** Reads memory.db (read-only, for one read) as the owner's jobs; see _local-db.ts for a home without one. */
 export function withJobDatabase<T>(read: (jobs: LocalJobs) => T): T {
-  const path = fermixPaths(resolveHome(processEnv())).db;
-  let db = existsSync(path) ? openSqlite(path, { readonly: true }) : undefined;
-  if (db && !hasJobTables(db)) {
-    db.close();
-    db = undefined;
-  }
-  if (!db) {
-    db = openSqlite(":memory:");
-    migrate(db);
-  }
-  try {
-    return read(localJobs(db));
-  } finally {
-    db.close();
-  }
+  return withLocalDatabase({ mode: "read", table: "job_runs" }, (db) => read(localJobs(db)));
 }
 
 function localJobs(db: SqlDatabase) {
@@ -52,8 +32,4 @@ function localJobs(db: SqlDatabase) {
     job: (id: string) => jobPayload(ops.find(OWNER, id)),
     runs: (id: string, opts: { status?: RunStatus; limit?: number }) => ops.runs(OWNER, id, opts),
   };
-}
-
-function hasJobTables(db: SqlDatabase): boolean {
-  return db.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'job_runs'").get() !== null;
 }

@@ -21,9 +21,16 @@ const takesValue = (def: ArgDef) => def.type === "string" || def.type === "enum"
  * `--flag`, `--no-flag` (booleans only), and `--` to end options. Undeclared options, a value for a boolean,
  * a string option without a value, an enum value not offered, a missing required argument, and words beyond the
  * declared positionals (unless the verb `takesWords`) are usage errors naming the culprit (exit 2). `command`
- * is the verb's path for those sentences ("plugins enable").
+ * is the verb's path for those sentences ("plugins enable"). A `repeatable` string option collects every value
+ * given, in order, as a list (`ask -a one.png -a two.pdf`); any other keeps its last.
  */
-export function parseArgs(rawArgs: string[], def: ArgsDef, command: string, takesWords = false): ParsedArgs {
+export function parseArgs(
+  rawArgs: string[],
+  def: ArgsDef,
+  command: string,
+  takesWords = false,
+  repeatable: readonly string[] = [],
+): ParsedArgs {
   const out: ParsedArgs = { _: [] };
   for (let i = 0; i < rawArgs.length; i++) {
     const arg = rawArgs[i]!;
@@ -66,7 +73,8 @@ export function parseArgs(rawArgs: string[], def: ArgsDef, command: string, take
     if (option.type === "enum" && option.options && !option.options.includes(value)) {
       throw UsageError(`${command}: --${name} takes one of ${option.options.join(", ")} (got "${value}")`);
     }
-    out[name] = value;
+    if (repeatable.includes(name)) out[name] = [...((out[name] as string[] | undefined) ?? []), value];
+    else out[name] = value;
   }
   return assign(out, def, command, takesWords);
 }

@@ -5,9 +5,19 @@ import { FermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
 import { type AskDone, AskRequest } from "../protocol/schemas.ts";
+import { NO_USAGE } from "./_ask-usage.ts";
 import type { ParsedArgs } from "./args.ts";
+import { printSchemaAnswer, schemaArgs, schemaFromArgs } from "./ask-schema.ts";
+import {
+  attachesStdin,
+  extractWanted,
+  printAfterAnswer,
+  SCRIPT_REPEATABLE,
+  scriptArgs,
+  scriptFields,
+} from "./ask-script.ts";
 import { defineCommand } from "./command.ts";
-import { asFermixError, EXIT, exitCodeFor, UsageError } from "./exit.ts";
+import { asFermixError, exitCodeFor, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
 
@@ -18,7 +28,6 @@ const SIGNAL_GRACE_MS = 2_000;
 export default defineCommand({
   meta: {
     name: "ask",
-    alias: "chat",
     usage: "ask [options] [words…]",
     description: "Ask once and print the answer",
     details: "Piped stdin is added to the words. Runs through the daemon when one is up, otherwise in this process.",
@@ -27,8 +36,19 @@ export default defineCommand({
       'git diff | fermix ask "write the commit message"',
       'id=$(fermix ask --json "remember: the build is red" | jq -r .session_id)',
       'fermix ask -s "$id" "what did I tell you?"',
+      'fermix ask -c "and in one word?"',
+      'fermix ask -a screenshot.png "what does this error say?"',
+      'fermix ask -x --no-tools "a bash one-liner that counts lines in *.ts" > count.sh',
+    ],
+    exitCodes: [
+      [0, "answered"],
+      [1, "failed: the provider or the turn failed, or --extract found no code block"],
+      [2, "usage: a bad option, file or tool name; nothing was sent"],
+      [3, "the daemon is required (--daemon) but not running"],
+      [4, "the answer did not match --schema"],
     ],
     takesWords: true,
+    repeatable: SCRIPT_REPEATABLE,
   },
   args: {
     words: { type: "positional", required: false, valueHint: "words…", description: "the question" },
@@ -41,7 +61,8 @@ export default defineCommand({
     },
     json: {
       type: "boolean",
-      description: 'print {"status","response","session_id"} as JSON ("truncated": true when the answer was cut)',
+      description:
+        'print {"status","response","session_id","usage"} as JSON ("truncated": true when the answer was cut)',
     },
     stdin: { type: "boolean", description: "wait for stdin to end (--no-stdin: ignore stdin)" },
     provider: { type: "string", valueHint: "NAME", description: "ask this provider first (openai, anthropic, …)" },
@@ -50,12 +71,16 @@ export default defineCommand({
       type: "boolean",
       description: "require the daemon (exit 3 when it is down); --no-daemon: run in-process",
     },
+    ...schemaArgs,
+    ...scriptArgs,
   },
   async run({ args }) {
     const json = args.json === true;
-    const streaming = !json && (await isCharacterDevice(1));
     let printed = false;
     try {
+      const extract = extractWanted(args);
+      // An extracted block is known only once the whole answer is in, so nothing streams.
+      const streaming = !json && !extract && (await isCharacterDevice(1));
       const request = await buildRequest(args);
       const onText = streaming
         ? (delta: string) => {
@@ -65,17 +90,33 @@ export default defineCommand({
         : undefined;
       // Approval requests and other notices are for the person, never part of the answer on stdout.
       const onNotice = (text: string) => void writeErr(`${text}\n`);
+      if (request.schema) {
+        // A structured answer is validated whole before it is printed, so nothing streams; a repair turn waits
+        // for the first in-process ask to finish closing.
+        const daemonFlag = args.daemon as boolean | undefined;
+        const ask = (r: AskRequest) => finishing.then(() => deliver(r, daemonFlag, { onNotice }));
+        if (extract) throw UsageError("ask: --schema prints the JSON alone; it does not go with --extract");
+        const done = await printSchemaAnswer(
+          { ...request, schema: request.schema },
+          { json, pretty: streaming, deliver: ask },
+        );
+        const code = await printAfterAnswer(done, { usage: args.usage === true });
+        await finishing;
+        return code;
+      }
       const done = await deliver(request, args.daemon as boolean | undefined, { onText, onNotice });
       if (json) {
         const truncated = done.truncated ? { truncated: true } : {};
-        const out = { status: "ok", response: done.response, session_id: done.session_id, ...truncated };
+        const usage = { usage: done.usage ?? NO_USAGE };
+        const out = { status: "ok", response: done.response, session_id: done.session_id, ...truncated, ...usage };
         await writeOut(`${JSON.stringify(out)}\n`);
       } else if (streaming && printed) await writeOut("\n");
-      else await writeOut(`${done.response}\n`);
+      else if (!extract) await writeOut(`${done.response}\n`);
       // The answer stays whole on stdout; that it is cut short is said beside it, never silently.
       if (done.truncated) await writeErr(`${truncationNote(done)}\n`);
+      const code = await printAfterAnswer(done, { extract, usage: args.usage === true });
       await finishing;
-      return EXIT.ok;
+      return code;
     } catch (err) {
       const error = asFermixError(err);
       if (printed) await writeOut("\n");
@@ -99,9 +140,11 @@ export function truncationNote(done: Pick<AskDone, "provider" | "model" | "sessi
   );
 }
 
-async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
+export async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
   const words = args._.join(" ");
-  const mode: StdinMode = args.stdin === true ? "wait" : args.stdin === false ? "ignore" : "auto";
+  // `-a -` makes stdin an attachment, read as bytes; it is then not the question's text.
+  const mode: StdinMode =
+    args.stdin === false || attachesStdin(args) ? "ignore" : args.stdin === true ? "wait" : "auto";
   const piped = await readStdin(mode, words.trim().length > 0, (line) => void writeErr(`${line}\n`));
   const text = [words, piped].filter((part) => part && part.trim().length > 0).join("\n\n");
   if (!text) throw UsageError("ask: nothing to ask — give words, or pipe text on stdin");
@@ -113,11 +156,13 @@ async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
       throw UsageError("ask: --timeout takes a whole number of milliseconds");
   }
   const parsed = v.safeParse(AskRequest, {
+    ...(await scriptFields(args)),
     text,
-    session_id: args.session,
+    ...(args.session !== undefined ? { session_id: args.session } : {}),
     cwd: process.cwd(),
     provider: args.provider,
     model: args.model,
+    schema: await schemaFromArgs(args),
     timeout_ms: timeout,
   });
   if (!parsed.success) {

@@ -19,6 +19,10 @@ declare module "citty" {
      * refuses them itself without repeating them (they may be a pasted secret). Otherwise each is a usage error.
      */
     takesWords?: boolean;
+    /** String options that may be given more than once; `run` gets each one's values as a list (args.ts). */
+    repeatable?: readonly string[];
+    /** The exit codes a script may test, printed under "Exit codes:" in its help. */
+    exitCodes?: ReadonlyArray<readonly [number, string]>;
   }
 }
 

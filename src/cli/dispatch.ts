@@ -37,7 +37,13 @@ export async function runCli(root: CommandDef<any>, argv: string[], io: HelpIo =
   const meta = await resolveValue(cmd.meta ?? {});
   const path = pathOf(chain);
   try {
-    const args = parseArgs(rawArgs, await resolveValue(cmd.args ?? {}), path, meta.takesWords === true);
+    const args = parseArgs(
+      rawArgs,
+      await resolveValue(cmd.args ?? {}),
+      path,
+      meta.takesWords === true,
+      meta.repeatable,
+    );
     const context = { rawArgs, args: args as never, cmd, data: { chain, io } satisfies RunData };
     await cmd.setup?.(context);
     try {

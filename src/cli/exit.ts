@@ -2,7 +2,8 @@ import { FermixError, isFermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { writeErr } from "./output.ts";
 
-export const EXIT = { ok: 0, error: 1, usage: 2, notRunning: 3 } as const;
+/** `schemaMismatch`: `ask --schema` got an answer that still missed the schema after its one repair. */
+export const EXIT = { ok: 0, error: 1, usage: 2, notRunning: 3, schemaMismatch: 4 } as const;
 
 export const UsageError = (message: string) => new FermixError("usage", message);
 
@@ -12,12 +13,15 @@ export function exitCodeFor(err: FermixError): number {
     err.code === "usage" ||
     err.code === "invalid_argument" ||
     err.code === "unknown_provider" ||
+    // `ask --tools` named no built-in (gateway/ask-extras.ts): the sentence lists the valid names.
+    err.code === "unknown_tool" ||
     // A Homebrew or dpkg binary: the package manager's command is the answer, as for a usage error.
     err.code === "package_managed"
   ) {
     return EXIT.usage;
   }
   if (err.code === "not_running") return EXIT.notRunning;
+  if (err.code === "schema_mismatch") return EXIT.schemaMismatch;
   return EXIT.error;
 }
 

@@ -45,6 +45,9 @@ export async function renderHelp(chain: Chain): Promise<string> {
   const help = root ? "show help (also: fermix <command> --help)" : "show this help";
   const options = args.filter(([, d]) => d.type !== "positional");
   lines.push("Options:", ...columns([...options.map(([name, d]) => optionRow(name, d)), ["-h, --help", help]]), "");
+  if (meta.exitCodes?.length) {
+    lines.push("Exit codes:", ...meta.exitCodes.map(([code, what]) => `  ${code}  ${what}`), "");
+  }
   if (meta.examples?.length) lines.push("Examples:", ...meta.examples.map((e) => `  ${e}`), "");
   if (subs.length) lines.push(`Run \`${path} <command> --help\` for the options of a command.`, "");
   return `${lines.join("\n").trimEnd()}\n`;

@@ -17,6 +17,8 @@ export type FermixPaths = {
   skills: string;
   /** OAuth tokens of plugins, 0600. */
   auth: string;
+  /** `fermix chat`'s line history across runs, 0600, newest last. */
+  chatHistory: string;
   /** The web setup page's long-lived secret (0600, never in a URL) and its one-time launch token (15 min). */
   web: { setupToken: string; launchToken: string };
   /** One record per running fermix of the child process groups it started, for reaping after a SIGKILL. */
@@ -58,6 +60,7 @@ export function fermixPaths(home: string): FermixPaths {
     secrets: join(home, "secrets"),
     workspace: join(home, "workspace"),
     auth: join(home, "auth.json"),
+    chatHistory: join(home, "chat_history"),
     web: { setupToken: join(home, "setup-token"), launchToken: join(home, "setup-launch-token.json") },
     children: join(home, "run", "children"),
     browser: { profile: join(home, "browser", "profile"), downloads: join(home, "browser", "downloads") },

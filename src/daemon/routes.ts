@@ -174,7 +174,7 @@ async function ask(req: Request, state: DaemonState): Promise<Response> {
       askLocally(state.app, parsed.output, {
         signal: controller.signal,
         onText: (delta) => send("text", { delta }),
-        onNotice: (text) => send("notice", { text }),
+        onNotice: (text, approval) => send("notice", approval ? { text, approval } : { text }),
       })
         .then((done) => send("done", done))
         .catch((err) => send("error", serialise(toFermixError(err))))

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import type { App } from "../app-contract.ts";
 import { removeQuietly } from "../fs/lock-files.ts";
+import { MAX_ASK_BODY_BYTES } from "../protocol/ask-parts.ts";
 import { type HttpServer, serveHttp, unixFetch } from "../runtime/http.ts";
 import type { WebState } from "../web/web-server-contract.ts";
 import type { DaemonState } from "./daemon-state.ts";
@@ -61,7 +62,8 @@ export async function startDaemon(
   const previousUmask = process.umask(0o077);
   let server: HttpServer;
   try {
-    server = serveHttp({ unix: paths.socket }, (req) => handle(req, state));
+    // An ask's attachments travel in its body (protocol/ask-parts.ts sizes the cap from their limits).
+    server = serveHttp({ unix: paths.socket }, (req) => handle(req, state), { maxBodyBytes: MAX_ASK_BODY_BYTES });
   } catch (err) {
     release();
     throw err;

@@ -1,7 +1,9 @@
 import { TurnTimedOut } from "../agent/failure-error.ts";
 import type { App } from "../app-contract.ts";
 import { newId } from "../ids.ts";
-import type { AskDone, AskRequest } from "../protocol/schemas.ts";
+import type { ApprovalRequest, AskDone, AskRequest } from "../protocol/schemas.ts";
+import { approvalFromNotice } from "./approval-request.ts";
+import { askTurnExtras, createUsageTally } from "./ask-extras.ts";
 
 /**
  * A local caller's ask (the CLI directly, or through the daemon): one session is one conversation on
@@ -11,7 +13,12 @@ import type { AskDone, AskRequest } from "../protocol/schemas.ts";
 export async function askLocally(
   app: App,
   request: AskRequest,
-  opts: { signal?: AbortSignal; onText?: (delta: string) => void; onNotice?: (text: string) => void } = {},
+  opts: {
+    signal?: AbortSignal;
+    onText?: (delta: string) => void;
+    /** `approval`: an approval request's notice in structured form (for `fermix chat`'s inline question). */
+    onNotice?: (text: string, approval?: ApprovalRequest) => void;
+  } = {},
 ): Promise<AskDone> {
   const sessionId = request.session_id ?? newId("ses");
   const controller = new AbortController();
@@ -26,16 +33,21 @@ export async function askLocally(
         request.timeout_ms,
       )
     : undefined;
+  // The CLI runs as the owner on this machine (the socket is the owner's alone).
+  const caller = { trust: "operator", local: true, attended: true, cwd: request.cwd } as const;
+  const usage = createUsageTally();
   try {
     const result = await app.ask({
       key: { channel: "cli", chat: sessionId },
       text: request.text,
-      // The CLI runs as the owner on this machine (the socket is the owner's alone).
-      caller: { trust: "operator", local: true, attended: true, cwd: request.cwd },
+      caller,
+      ...askTurnExtras(app, request, caller),
+      onUsage: usage.add,
       choice: { provider: request.provider, model: request.model },
+      schema: request.schema,
       signal: controller.signal,
       onText: opts.onText,
-      onNotice: opts.onNotice,
+      onNotice: opts.onNotice && ((text) => opts.onNotice?.(text, approvalFromNotice(text))),
     });
     return {
       response: result.response,
@@ -43,6 +55,7 @@ export async function askLocally(
       provider: result.provider,
       model: result.model,
       ...(result.truncated ? { truncated: true } : {}),
+      usage: usage.total(),
     };
   } finally {
     clearTimeout(timer);

@@ -2,8 +2,10 @@ import { createParser } from "eventsource-parser";
 import * as v from "valibot";
 import { FermixError, fromSerialized } from "../error.ts";
 import { unixFetch } from "../runtime/http.ts";
+import { MAX_ASK_BODY_BYTES } from "./ask-parts.ts";
 import type { DaemonClient } from "./daemon-client-contract.ts";
 import {
+  type ApprovalRequest,
   AskDone,
   AskNotice,
   type AskRequest,
@@ -90,7 +92,11 @@ export function createDaemonClient(socketPath: string): DaemonClient {
 
     async ask(
       request: AskRequest,
-      opts: { signal?: AbortSignal; onText?: (delta: string) => void; onNotice?: (text: string) => void } = {},
+      opts: {
+        signal?: AbortSignal;
+        onText?: (delta: string) => void;
+        onNotice?: (text: string, approval?: ApprovalRequest) => void;
+      } = {},
     ): Promise<AskDone> {
       const response = await send("/v1/ask", {
         method: "POST",
@@ -104,8 +110,10 @@ export function createDaemonClient(socketPath: string): DaemonClient {
         onEvent(event) {
           const data = JSON.parse(event.data);
           if (event.event === "text") opts.onText?.(v.parse(AskText, data).delta);
-          else if (event.event === "notice") opts.onNotice?.(v.parse(AskNotice, data).text);
-          else if (event.event === "done") done = v.parse(AskDone, data);
+          else if (event.event === "notice") {
+            const notice = v.parse(AskNotice, data);
+            opts.onNotice?.(notice.text, notice.approval);
+          } else if (event.event === "done") done = v.parse(AskDone, data);
           else if (event.event === "error") failure = fromSerialized(v.parse(ErrorBody, data));
         },
       });
@@ -131,6 +139,14 @@ function query(params: Record<string, string | number | undefined>): string {
 }
 
 async function errorFrom(response: Response): Promise<FermixError> {
+  // The server refuses an oversized body before any route sees it, so the answer carries no error body of ours.
+  if (response.status === 413) {
+    return new FermixError(
+      "request_too_large",
+      `the request is larger than the daemon takes (${Math.floor(MAX_ASK_BODY_BYTES / 1024 / 1024)} MiB); attach fewer or smaller files`,
+      { limit: MAX_ASK_BODY_BYTES },
+    );
+  }
   const body = await response.json().catch(() => undefined);
   const parsed = v.safeParse(v.object({ error: ErrorBody }), body);
   if (parsed.success) return fromSerialized(parsed.output.error);

@@ -1,4 +1,5 @@
 import type {
+  ApprovalRequest,
   AskDone,
   AskRequest,
   ChannelsReport,
@@ -48,6 +49,11 @@ export interface DaemonClient {
   /** Runs a turn in the daemon; text deltas go to `onText`, the final answer is returned. */
   ask(
     request: AskRequest,
-    opts?: { signal?: AbortSignal; onText?: (delta: string) => void; onNotice?: (text: string) => void },
+    opts?: {
+      signal?: AbortSignal;
+      onText?: (delta: string) => void;
+      /** `approval`: the same request in structured form, for a client that asks it inline. */
+      onNotice?: (text: string, approval?: ApprovalRequest) => void;
+    },
   ): Promise<AskDone>;
 }

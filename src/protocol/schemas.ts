@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { AskAttachments, AskUsage } from "./ask-parts.ts";
 
 /**
  * The daemon's HTTP-over-unix-socket protocol. Both sides import these schemas: the daemon validates
@@ -26,6 +27,14 @@ export const AskRequest = v.strictObject({
   provider: v.optional(v.string()),
   model: v.optional(v.pipe(v.string(), v.minLength(1))),
   timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** `ask --attach`: pictures and PDFs, typed by their bytes (protocol/ask-parts.ts holds the limits). */
+  attachments: v.optional(AskAttachments),
+  /** `ask --system`: appended to the system prompt for this turn only. */
+  system: v.optional(v.pipe(v.string(), v.maxLength(256 * 1024, "--system is over 256 KiB"))),
+  /** `ask --tools a,b` / `--no-tools` (empty): only these built-ins are offered. */
+  tools: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+  /** `ask --schema`: the JSON Schema the answer must match, already resolved by the CLI (sent as structured output). */
+  schema: v.optional(v.record(v.string(), v.unknown())),
 });
 export type AskRequest = v.InferOutput<typeof AskRequest>;
 
@@ -43,6 +52,8 @@ export const AskDone = v.object({
   model: v.string(),
   /** The answer stopped at the model's output limit (absent from an older daemon: not known to be cut). */
   truncated: v.optional(v.boolean()),
+  /** The turn's tokens, summed over its model calls (absent from an older daemon). */
+  usage: v.optional(AskUsage),
 });
 export type AskDone = v.InferOutput<typeof AskDone>;
 
@@ -51,7 +62,14 @@ export type AskDone = v.InferOutput<typeof AskDone>;
  * not come from the model, such as an approval request), then exactly one `done` or `error`.
  */
 export const AskText = v.object({ delta: v.string() });
-export const AskNotice = v.object({ text: v.string() });
+/**
+ * An approval the owner is asked for, beside its notice's text, so an interactive client can ask it inline
+ * (`fermix chat`: allow? [y/N]) instead of showing the `/confirm TOKEN` line. `kind` is a plain string: a kind a
+ * client does not know falls back to the text. Absent from an older daemon; an older client ignores it.
+ */
+export const ApprovalRequest = v.object({ kind: v.string(), path: v.string(), reason: v.string(), token: v.string() });
+export type ApprovalRequest = v.InferOutput<typeof ApprovalRequest>;
+export const AskNotice = v.object({ text: v.string(), approval: v.optional(ApprovalRequest) });
 
 /** One part of the daemon (src/subsystems.ts) as `status`, `/v1/health` and doctor show it; absent from an older daemon. */
 export const SubsystemStatus = v.object({ name: v.string(), state: v.string(), detail: v.optional(v.string()) });

@@ -26,7 +26,13 @@ export type ReasoningPart = { type: "reasoning"; wire: WireId; data: unknown };
  */
 export type ImagePart = { type: "image"; mime: string; data: string };
 
-export type UserMessage = { role: "user"; content: Array<TextPart | ImagePart> };
+/**
+ * A file for a model that reads documents (a PDF from `fermix ask --attach`), as base64 with its file name. Like a
+ * picture, only the turn that received it carries the bytes; history keeps a placeholder (see image-parts.ts).
+ */
+export type DocumentPart = { type: "document"; mime: "application/pdf"; name: string; data: string };
+
+export type UserMessage = { role: "user"; content: Array<TextPart | ImagePart | DocumentPart> };
 export type AssistantMessage = { role: "assistant"; content: Array<TextPart | ToolCallPart | ReasoningPart> };
 export type ToolResultMessage = {
   role: "tool";
@@ -48,11 +54,20 @@ export type ModelRequest = {
   /** Already clamped to what the provider and model accept; absent means "send no effort field". */
   effort?: Effort;
   maxOutputTokens?: number;
+  /**
+   * The final answer must be JSON matching this schema: each wire sends its native structured output
+   * (structured-output.ts). Tool calls stay possible; only the answer text is constrained.
+   */
+  schema?: JsonSchema;
 };
 
 /** `length`: the model stopped at its output limit, so the answer is cut short (never silent: see TurnResult.truncated). */
 export type StopReason = "stop" | "tool_use" | "length" | "other";
-export type Usage = { inputTokens: number; outputTokens: number };
+/**
+ * One model call's tokens. `inputTokens` counts the whole prompt, cached part included; `cachedInputTokens` and
+ * `reasoningTokens` are set only where the wire reports them (reasoning is part of `outputTokens`).
+ */
+export type Usage = { inputTokens: number; outputTokens: number; cachedInputTokens?: number; reasoningTokens?: number };
 
 /**
  * What a wire yields. A stream always ends with exactly one `done` or one `error` event; wires never
@@ -62,6 +77,13 @@ export type StreamEvent =
   | { type: "text_delta"; text: string }
   | { type: "tool_call"; call: ToolCallPart }
   | { type: "reasoning"; part: ReasoningPart }
+  /**
+   * One part of the model's reasoning summary, whole (Responses: `**Heading**` then a paragraph). For display
+   * only: a chat's block streaming shows its heading; it is never part of the answer or the stored history. Not
+   * output to the router: a call that fails after one is still retried or failed over (a `💭` line shown twice is
+   * the lesser harm than a turn that could have been saved).
+   */
+  | { type: "reasoning_summary"; text: string }
   | { type: "done"; stopReason: StopReason; usage?: Usage }
   | { type: "error"; error: ProviderFailure };
 

@@ -15,10 +15,14 @@ export type HttpServer = {
   stop(force?: boolean): Promise<void>;
 };
 
-/** Bun.serve on Bun, Deno.serve on Deno: one HTTP/1.1 server with a fetch-style handler. */
-export function serveHttp(listen: Listen, handler: HttpHandler): HttpServer {
+/**
+ * Bun.serve on Bun, Deno.serve on Deno: one HTTP/1.1 server with a fetch-style handler. `maxBodyBytes` caps a request
+ * body (Bun answers a larger one with 413 before the handler runs; Deno has no such cap).
+ */
+export function serveHttp(listen: Listen, handler: HttpHandler, opts: { maxBodyBytes?: number } = {}): HttpServer {
   if (onBun) {
-    const server = bun().serve({ ...listen, fetch: handler } as Parameters<typeof Bun.serve>[0]);
+    const limit = opts.maxBodyBytes ? { maxRequestBodySize: opts.maxBodyBytes } : {};
+    const server = bun().serve({ ...listen, ...limit, fetch: handler } as Parameters<typeof Bun.serve>[0]);
     return { port: server.port ?? 0, stop: (force) => server.stop(force) };
   }
   const options = "unix" in listen ? { path: listen.unix } : { hostname: listen.hostname, port: listen.port };

@@ -38,6 +38,8 @@ const ABOVE_BASE = [
   "harness/",
   "browser/",
   "media/",
+  "sessions/",
+  "schema/",
   "app.ts",
   "main.ts",
 ];
@@ -65,6 +67,9 @@ export const LAYER_RULES: LayerRule[] = [
   { parts: ["channels/"], never: ["agent/"] },
   { parts: ["daemon/", "protocol/"], never: ["cli/"] },
   { parts: ["trust/"], never: ["plugins/"] },
+  // Stored conversations as the CLI lists them, and the answer-schema tools: read by the CLI, never reaching up.
+  { parts: ["sessions/"], never: ["cli/", "gateway/", "agent/", "channels/", "daemon/"] },
+  { parts: ["schema/"], never: [...ABOVE_BASE.filter((p) => p !== "schema/"), "providers/"] },
 ];
 
 /**

@@ -50,7 +50,13 @@ describe("ask with an answer cut at the output limit", () => {
       const r = await runFermix(["ask", "--no-daemon", "--json", "how do I make tea?"], { env });
       expect(r.code).toBe(0);
       const out = JSON.parse(r.stdout);
-      expect(out).toEqual({ status: "ok", response: CUT.text, session_id: expect.any(String), truncated: true });
+      expect(out).toEqual({
+        status: "ok",
+        response: CUT.text,
+        session_id: expect.any(String),
+        truncated: true,
+        usage: expect.any(Object),
+      });
       const note = NOTE.exec(r.stderr);
       expect(note).not.toBeNull();
       expect(note![3]).toBe(out.session_id);
@@ -76,6 +82,7 @@ describe("ask with an answer cut at the output limit", () => {
       status: "ok",
       response: "Boil water, add the leaves.",
       session_id: expect.any(String),
+      usage: expect.any(Object),
     });
   });
 
@@ -100,6 +107,7 @@ describe("ask with an answer cut at the output limit", () => {
         status: "ok",
         response: "water over the leaves.",
         session_id: out.session_id,
+        usage: expect.any(Object),
       });
       expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("pour the");
     },

@@ -77,7 +77,17 @@ describe("fermix ask (built binary, no daemon, no config file)", () => {
     const lines = r.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
-    expect(out).toEqual({ status: "ok", response: "hello", session_id: expect.stringMatching(/^ses_[0-9a-f]{16}$/) });
+    expect(out).toEqual({
+      status: "ok",
+      response: "hello",
+      session_id: expect.stringMatching(/^ses_[0-9a-f]{16}$/),
+      usage: {
+        input_tokens: expect.any(Number),
+        cached_input_tokens: 0,
+        output_tokens: expect.any(Number),
+        reasoning_tokens: 0,
+      },
+    });
     const sent = userText(fake.requests[0]!.body.input);
     expect(sent).toContain("repeat this");
     expect(sent).toContain("hello");

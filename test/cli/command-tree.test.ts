@@ -85,7 +85,7 @@ describe("the command tree", () => {
     ]) {
       expect(r.out).toContain(`\n  ${line} `);
     }
-    expect(r.out).toContain("(alias: chat)");
+    expect(r.out).toContain("\n  chat [words…] ");
     expect(r.out).toContain('fermix ask "what is a monad, in two sentences?"');
     for (const hidden of ["verify-release", "debug", "complete "]) expect(r.out).not.toContain(`\n  ${hidden}`);
     expect((await cli(["help"])).out).toBe(r.out);

@@ -81,7 +81,9 @@ describe("daemon", () => {
     const deltas: string[] = [];
     const done = await client.ask({ text: "hi", session_id: "s1" }, { onText: (d) => deltas.push(d) });
     expect(deltas).toEqual(["hel", "lo ", "there"]);
-    expect(done).toEqual({ response: "hello there", session_id: "s1", provider: "openai", model: "gpt-5.5" });
+    expect(done).toMatchObject({ response: "hello there", session_id: "s1", provider: "openai", model: "gpt-5.5" });
+    expect(done.usage).toMatchObject({ cached_input_tokens: 0, reasoning_tokens: 0 });
+    expect(done.usage!.input_tokens).toBeGreaterThan(0);
   });
 
   test("a provider failure arrives as an error event with its code", async () => {

@@ -3,6 +3,7 @@
  * bugs surface here on the real service: a `system` role inside messages, an empty text block, a
  * tool_result whose tool_use is not in the previous turn, a tool_use never answered.
  */
+import { anthropicDocumentProblem } from "./document-rules.ts";
 import { isBase64, sniffImage, VISION_TYPES } from "./image-data.ts";
 import { isObject } from "./wire-kit.ts";
 
@@ -51,7 +52,11 @@ function messageProblem(messages: unknown[], i: number): string | null {
   ) {
     return "messages: text content blocks must be non-empty";
   }
-  return imageProblem(blocks, i) ?? toolPairingProblem(messages as Record<string, any>[], i);
+  return (
+    imageProblem(blocks, i) ??
+    anthropicDocumentProblem(blocks, i) ??
+    toolPairingProblem(messages as Record<string, any>[], i)
+  );
 }
 
 /** Each tool_result answers a tool_use of the turn just before; each tool_use is answered in the next turn. */

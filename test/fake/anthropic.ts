@@ -6,6 +6,7 @@
 import { anthropicError, anthropicRequestId, invalidRequest, renderAnthropicError } from "./anthropic-errors.ts";
 import { findMessagesProblem } from "./anthropic-rules.ts";
 import { type Incoming, startFakeServer } from "./fake-server.ts";
+import { anthropicFormatProblem } from "./structured-output-rules.ts";
 import type { FakeLlm, RenderableReply } from "./types.ts";
 import {
   bearerToken,
@@ -75,7 +76,7 @@ function validate({ rec, json, malformed }: Incoming, apiKey: string | undefined
   }
   if (!rec.headers["anthropic-version"]) return invalidRequest("anthropic-version: header is required");
   if (malformed || !isObject(json)) return invalidRequest("There was an error parsing the body: invalid JSON");
-  const problem = findMessagesProblem(json);
+  const problem = findMessagesProblem(json) ?? anthropicFormatProblem(json);
   return problem ? invalidRequest(problem) : null;
 }
 
@@ -85,8 +86,12 @@ function render(reply: RenderableReply, { json }: Incoming): Response {
   const blocks = contentBlocks(reply);
   const truncated = reply.kind === "text" && reply.truncated === true;
   const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : truncated ? "max_tokens" : "end_turn";
-  const inputTokens = estimateTokens(body.messages) + estimateTokens(body.system ?? "");
-  const outputTokens = blocks.length === 0 ? 1 : estimateTokens(blocks);
+  const reported = reply.kind === "text" ? reply.usage : undefined;
+  // Anthropic counts cache reads apart from input_tokens (which is only the uncached rest); it reports no reasoning.
+  const inputTokens = reported
+    ? reported.input - reported.cached
+    : estimateTokens(body.messages) + estimateTokens(body.system ?? "");
+  const outputTokens = reported?.output ?? (blocks.length === 0 ? 1 : estimateTokens(blocks));
   const message = {
     id: ids.alnum("msg_01", 22),
     type: "message",
@@ -98,7 +103,7 @@ function render(reply: RenderableReply, { json }: Incoming): Response {
     usage: {
       input_tokens: inputTokens,
       cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
+      cache_read_input_tokens: reported?.cached ?? 0,
       cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
       output_tokens: outputTokens,
       service_tier: "standard",

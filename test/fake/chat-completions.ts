@@ -7,7 +7,8 @@ import { type Flavor, flavorError, missingKeyError, renderFlavorError, wrongKeyE
 import { checkConversation, checkImageParts, checkMessagesShape } from "./chat-rules.ts";
 import { type Incoming, startFakeServer } from "./fake-server.ts";
 import { openAiInvalid, openAiMalformedJson, openAiMissingParam } from "./openai-errors.ts";
-import type { FakeLlm, RenderableReply } from "./types.ts";
+import { chatFormatProblem } from "./structured-output-rules.ts";
+import type { FakeLlm, RenderableReply, ReportedUsage } from "./types.ts";
 import {
   bearerToken,
   cutJsonResponse,
@@ -62,6 +63,11 @@ function validate({ rec, json, malformed }: Incoming, flavor: Flavor, apiKey: st
   if (shape) {
     return generic ? openAiInvalid(shape.message, shape.param, shape.code) : flavorError(flavor, 400, shape.message);
   }
+  const format = chatFormatProblem(json.response_format, { schemaRequired: flavor === "mistral" });
+  if (format)
+    return generic
+      ? openAiInvalid(format.message, format.param, format.code)
+      : flavorError(flavor, 400, format.message);
   return checkImageParts(flavor, json.messages) ?? checkConversation(flavor, json.messages);
 }
 
@@ -82,7 +88,7 @@ function render(reply: RenderableReply, { rec, json }: Incoming, flavor: Flavor)
       : [];
   const truncated = reply.kind === "text" && reply.truncated === true;
   const finish = calls.length > 0 ? "tool_calls" : truncated ? "length" : "stop";
-  const usage = usageFor(body, text, calls);
+  const usage = usageFor(body, text, calls, reply.kind === "text" ? reply.usage : undefined);
   const envelope = {
     id: profile.completionId(),
     created: unixSeconds(),
@@ -113,7 +119,16 @@ function render(reply: RenderableReply, { rec, json }: Incoming, flavor: Flavor)
   return sseResponse(frames, { cut: reply.kind === "cut" });
 }
 
-function usageFor(body: Record<string, any>, text: string, calls: ToolCall[]) {
+function usageFor(body: Record<string, any>, text: string, calls: ToolCall[], reported?: ReportedUsage) {
+  if (reported) {
+    return {
+      prompt_tokens: reported.input,
+      completion_tokens: reported.output,
+      total_tokens: reported.input + reported.output,
+      prompt_tokens_details: { cached_tokens: reported.cached },
+      completion_tokens_details: { reasoning_tokens: reported.reasoning },
+    };
+  }
   const prompt = estimateTokens(body.messages);
   const completion = text === "" && calls.length === 0 ? 0 : estimateTokens(text + JSON.stringify(calls));
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };

@@ -5,4 +5,4 @@
 export { startFakeAnthropic } from "./anthropic.ts";
 export { type Flavor, startFakeChatCompletions } from "./chat-completions.ts";
 export { startFakeOpenAIResponses } from "./openai-responses.ts";
-export type { FakeLlm, FakeReply, RecordedRequest } from "./types.ts";
+export type { FakeLlm, FakeReply, RecordedRequest, ReportedUsage } from "./types.ts";

@@ -4,6 +4,8 @@
  * (output_index, item_id, content_index, sequence_number), that the official SDK's strict
  * accumulator checks.
  */
+
+import { responsesFileProblem } from "./document-rules.ts";
 import { type Incoming, startFakeServer } from "./fake-server.ts";
 import { openAiImageUrlProblem } from "./image-data.ts";
 import {
@@ -16,7 +18,9 @@ import {
   openAiWrongKey,
   renderOpenAiError,
 } from "./openai-errors.ts";
-import type { FakeLlm, RenderableReply } from "./types.ts";
+import { reasoningFrames, reasoningItem } from "./responses-reasoning.ts";
+import { responsesFormatProblem } from "./structured-output-rules.ts";
+import type { FakeLlm, RenderableReply, ReportedUsage } from "./types.ts";
 import {
   bearerToken,
   cutJsonResponse,
@@ -57,8 +61,10 @@ function validate({ rec, json, malformed }: Incoming, apiKey: string | undefined
   if (malformed || !isObject(json)) return openAiMalformedJson();
   if (typeof json.model !== "string" || json.model === "") return openAiMissingParam("model");
   if (json.input === undefined) return openAiMissingParam("input");
+  const format = responsesFormatProblem(json.text);
+  if (format) return openAiInvalid(format.message, format.param, format.code);
   if (Array.isArray(json.input)) {
-    const image = checkInputImages(json.input);
+    const image = checkInputImages(json.input) ?? checkInputFiles(json.input);
     if (image) return image;
   }
   if (Array.isArray(json.input) && json.previous_response_id == null) return checkToolPairing(json.input);
@@ -106,6 +112,21 @@ function checkInputImages(input: unknown[]): Response | null {
 
 const IMAGE_DETAILS: unknown[] = ["low", "high", "auto", "original"];
 
+/** input_file parts: inline PDFs (document-rules.ts). */
+function checkInputFiles(input: unknown[]): Response | null {
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i];
+    if (!isObject(item) || !Array.isArray(item.content)) continue;
+    for (let j = 0; j < item.content.length; j++) {
+      const part = item.content[j];
+      if (!isObject(part) || part.type !== "input_file") continue;
+      const problem = responsesFileProblem(part, `input[${i}].content[${j}]`);
+      if (problem) return openAiInvalid(problem.message, problem.param, "invalid_value");
+    }
+  }
+  return null;
+}
+
 /** Without previous_response_id the whole conversation is inline, so every call and output must pair up. */
 function checkToolPairing(input: unknown[]): Response | null {
   const items = input.filter(isObject);
@@ -126,8 +147,8 @@ function render(reply: RenderableReply, { rec, json }: Incoming): Response {
   if (reply.kind === "error") {
     return renderOpenAiError(reply, { model: body.model, apiKey: bearerToken(rec.headers), surface: "responses" });
   }
-  const items = outputItems(reply);
-  const usage = usageFor(body, items);
+  const items = outputItems(reply, body);
+  const usage = usageFor(body, items, reply.kind === "text" ? reply.usage : undefined);
   const response = baseResponse(body);
   const headers = openAiRequestHeaders();
   if (body.stream !== true) {
@@ -137,9 +158,10 @@ function render(reply: RenderableReply, { rec, json }: Incoming): Response {
   return sseResponse(streamFrames(reply, response, items, usage), { cut: reply.kind === "cut", headers });
 }
 
-/** The finished output items, in the order the model produced them: text first, then tool calls. */
-function outputItems(reply: RenderableReply): Item[] {
-  const items: Item[] = [];
+/** The finished output items, in the order the model produced them: reasoning, text, then tool calls. */
+function outputItems(reply: RenderableReply, body: Record<string, any>): Item[] {
+  const reasoning = reasoningItem(reply, body);
+  const items: Item[] = reasoning ? [reasoning] : [];
   const text =
     reply.kind === "text" || reply.kind === "cut" ? reply.text : reply.kind === "tool_calls" ? reply.text : "";
   if (text) {
@@ -167,14 +189,14 @@ function outputItems(reply: RenderableReply): Item[] {
   return items;
 }
 
-function usageFor(body: Record<string, any>, items: Item[]) {
-  const input = estimateTokens(body.input) + estimateTokens(body.instructions ?? "");
-  const output = items.length === 0 ? 0 : estimateTokens(items);
+function usageFor(body: Record<string, any>, items: Item[], reported?: ReportedUsage) {
+  const input = reported?.input ?? estimateTokens(body.input) + estimateTokens(body.instructions ?? "");
+  const output = reported?.output ?? (items.length === 0 ? 0 : estimateTokens(items));
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: reported?.cached ?? 0 },
     output_tokens: output,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: reported?.reasoning ?? 0 },
     total_tokens: input + output,
   };
 }
@@ -197,12 +219,13 @@ function baseResponse(body: Record<string, any>) {
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     previous_response_id: body.previous_response_id ?? null,
     prompt_cache_key: null,
-    reasoning: { effort: body.reasoning?.effort ?? null, summary: null },
+    reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     safety_identifier: null,
     service_tier: "default",
     store: body.store ?? true,
     temperature: body.temperature ?? 1,
-    text: { format: { type: "text" }, verbosity: "medium" },
+    // The service echoes the request's text settings (a structured output's format among them).
+    text: { format: body.text?.format ?? { type: "text" }, verbosity: body.text?.verbosity ?? "medium" },
     tool_choice: body.tool_choice ?? "auto",
     tools: body.tools ?? [],
     top_logprobs: 0,
@@ -224,7 +247,8 @@ function streamFrames(reply: RenderableReply, response: Item, items: Item[], usa
   emit("response.in_progress", { response });
   items.forEach((item, index) => {
     const routing = { item_id: item.id, output_index: index };
-    if (item.type === "message") {
+    if (item.type === "reasoning") reasoningFrames(item, index, emit);
+    else if (item.type === "message") {
       const text: string = item.content[0].text;
       emit("response.output_item.added", {
         output_index: index,

@@ -87,6 +87,40 @@ describe("OpenAI Responses through the openai SDK", () => {
     expect(deltas.length).toBeGreaterThan(2);
   });
 
+  test("a reasoning summary streams as summary parts the accumulator folds into the reasoning item", async () => {
+    const summary = ["**Checking the forecast**\n\nThe user wants Paris.", "**Writing it up**\n\nShort answer."];
+    fake.enqueue({ kind: "text", text: "Rain in Paris.", reasoning: summary });
+    const deltas: string[] = [];
+    const done: string[] = [];
+    const stream = client.responses.stream({
+      model: "gpt-5-mini",
+      input: "weather?",
+      reasoning: { effort: "low", summary: "auto" },
+      include: ["reasoning.encrypted_content"],
+      store: false,
+    });
+    stream.on("response.reasoning_summary_text.delta", (e) => deltas.push(e.delta));
+    stream.on("response.reasoning_summary_part.done", (e) => done.push(e.part.text));
+    const final = await stream.finalResponse();
+    expect(done).toEqual(summary);
+    expect(deltas.join("")).toBe(summary.join(""));
+    expect(final.output.map((item) => item.type)).toEqual(["reasoning", "message"]);
+    const reasoning = final.output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(reasoning.summary).toEqual(summary.map((text) => ({ type: "summary_text", text })));
+    expect(reasoning.encrypted_content).toStartWith("gAAAAA");
+    expect(final.output_text).toBe("Rain in Paris.");
+  });
+
+  test("without reasoning.summary the reasoning item comes with no summary parts", async () => {
+    fake.enqueue({ kind: "text", text: "Rain.", reasoning: ["**Hidden**"] });
+    const types: string[] = [];
+    const stream = client.responses.stream({ model: "gpt-5-mini", input: "weather?", reasoning: { effort: "low" } });
+    stream.on("event", (e) => types.push(e.type));
+    const final = await stream.finalResponse();
+    expect(types.filter((t) => t.startsWith("response.reasoning_summary"))).toEqual([]);
+    expect(final.output[0]).toMatchObject({ type: "reasoning", summary: [] });
+  });
+
   test("empty completes normally with no output", async () => {
     fake.enqueue({ kind: "empty" });
     const final = await client.responses.stream({ model: "gpt-5-mini", input: "hi" }).finalResponse();

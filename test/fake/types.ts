@@ -7,13 +7,24 @@ export type FakeReply =
    * `chunks`: how the text is split into deltas (default: ~3 pieces). They should join to `text`. `truncated`:
    * the model stopped at its output limit, in that wire's own words (Chat Completions `finish_reason: "length"`,
    * Anthropic `stop_reason: "max_tokens"`, Responses `status: "incomplete"` for `max_output_tokens`).
+   * `reasoning` (here and on tool_calls): the parts of a reasoning summary the model writes first, such as
+   * `"**Heading**\n\nWhy."` (Responses only, as a reasoning item before the output; other wires ignore it).
    */
-  | { kind: "text"; text: string; chunks?: string[]; truncated?: boolean }
+  | {
+      kind: "text";
+      text: string;
+      chunks?: string[];
+      truncated?: boolean;
+      reasoning?: string[];
+      /** The token counts the wire reports instead of its estimate, each in that wire's own fields. */
+      usage?: ReportedUsage;
+    }
   | {
       kind: "tool_calls";
       calls: { id?: string; name: string; arguments: Record<string, unknown> }[];
       /** Text the model says before calling the tools. */
       text?: string;
+      reasoning?: string[];
     }
   /**
    * Rendered as that wire's real error body for the status: 401 auth, 429 rate limit, 400 context length
@@ -30,6 +41,9 @@ export type FakeReply =
   /** Answer `reply` after `ms` (for concurrency and timeout tests). */
   | { kind: "delay"; ms: number; reply: FakeReply };
 
+/** `input` is the whole prompt (cached share included); `reasoning` is part of `output`. */
+export type ReportedUsage = { input: number; cached: number; output: number; reasoning: number };
+
 export type RecordedRequest = {
   path: string;
   method: string;
@@ -37,6 +51,8 @@ export type RecordedRequest = {
   headers: Record<string, string>;
   /** The parsed JSON body; the raw text when it was not valid JSON; undefined when empty. */
   body: any;
+  /** The body's size in bytes as it arrived on the wire (what a request budget is measured in). */
+  bytes: number;
   /** Epoch milliseconds when the whole body had been read. */
   receivedAt: number;
 };

@@ -1,6 +1,7 @@
 import type { ArgDef } from "citty";
 import { parse as parseToml } from "smol-toml";
 import * as v from "valibot";
+import type { AnyTool } from "../../src/capabilities/tool.ts";
 import { flagsOf } from "../../src/cli/args.ts";
 import { type CommandDef, resolveValue } from "../../src/cli/command.ts";
 import { parseConfig } from "../../src/config/load.ts";
@@ -19,11 +20,18 @@ import { Config } from "../../src/config/schema.ts";
  *   `[section] key` or `[section] key = value` must name a section/key the schema accepts (with a value, the
  *   snippet must pass parseConfig); `<placeholder>` segments stand for any name. An inline span
  *   `key = value` (no section) must name a key that exists somewhere in the schema.
- * Tools — an inline span that is a snake_case word with an underscore (`file_read`), or a call
- *   (`skill_view(...)`), or a code span before the first colon of a list item under a heading starting with
- *   "Tools", or an item of an `allowed_tools: [...]` line anywhere, must be a known tool.
+ * Tools — a call in an inline span (`skill_view(...)`), a code span before the first colon of a list item under a
+ *   heading starting with "Tools", or an item of an `allowed_tools: [...]` line anywhere, must be a known tool. An
+ *   inline span that is a snake_case word with an underscore (`file_read`) must be a known tool or one of the other
+ *   snake_case names a skill may show in code (Facts.names: a tool's argument, a config key, a reference file of
+ *   the skill); anything else — a tool that does not exist, or one the build lacks — is written without backticks.
  */
-export type Facts = { commands: Map<string, CommandNode>; tools: ReadonlySet<string> };
+export type Facts = {
+  commands: Map<string, CommandNode>;
+  tools: ReadonlySet<string>;
+  /** Snake_case words a span may hold besides tool names (argument names, config keys, reference files). */
+  names?: ReadonlySet<string>;
+};
 
 /** A command of the tree with everything lazy resolved, so the checks below stay synchronous. */
 export type CommandNode = { args: Record<string, ArgDef>; subs: Map<string, CommandNode>; runs: boolean };
@@ -265,13 +273,17 @@ export function covers(documented: Path, leaf: Path): boolean {
 const SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
 const CALL = /^([a-z][a-z0-9_]*)\(/;
 
-export function checkTools(doc: Doc, tools: ReadonlySet<string>): string[] {
+export function checkTools(doc: Doc, tools: ReadonlySet<string>, names: ReadonlySet<string> = new Set()): string[] {
   const problems: string[] = [];
   const expect = (name: string, line: number, why: string) => {
     if (!tools.has(name)) problems.push(`line ${line}: \`${name}\` (${why}) is not a registered tool`);
   };
   for (const span of doc.spans) {
-    if (SNAKE.test(span.text)) expect(span.text, span.line, "a snake_case name");
+    if (SNAKE.test(span.text) && !tools.has(span.text) && !names.has(span.text)) {
+      problems.push(
+        `line ${span.line}: \`${span.text}\` (a snake_case name) is not a registered tool, a tool's argument, a config key, a trace type or a reference file`,
+      );
+    }
     const call = CALL.exec(span.text);
     if (call) expect(call[1]!, span.line, "a call");
   }
@@ -284,4 +296,76 @@ export function checkTools(doc: Doc, tools: ReadonlySet<string>): string[] {
     }
   });
   return problems;
+}
+
+// ——— a whole skill ———
+
+/** The top-level argument names of a tool's valibot parameters. */
+function argumentNames(tool: AnyTool): string[] {
+  const schema = unwrap(tool.parameters as any);
+  return schema?.entries ? Object.keys(schema.entries) : [];
+}
+
+/** Every config key and section name of the schema, `*` (an owner's name) left out. */
+export function configNames(): string[] {
+  return [...new Set(schemaLeaves().flat())].filter((k) => k !== "*");
+}
+
+/**
+ * What the skill files are held against: the command tree of src/main.ts (every lazy subcommand loaded), the
+ * tools fermix can offer (built-ins including the channel-only ones, web and skill tools, the deferral bridges,
+ * the coding-harness tools), and the other snake_case names a span may hold.
+ */
+export async function loadFacts(references: readonly string[] = []): Promise<Facts> {
+  const [
+    { fermix },
+    { BUILTIN_TOOLS },
+    { SKILL_TOOLS },
+    { WEB_TOOLS },
+    { BRIDGES },
+    { HARNESS_TOOLS },
+    { TRACE_TYPES },
+  ] = await Promise.all([
+    import("../../src/main.ts"),
+    import("../../src/capabilities/builtins/registry.ts"),
+    import("../../src/capabilities/builtins/skill-tools.ts"),
+    import("../../src/capabilities/builtins/web-tools.ts"),
+    import("../../src/capabilities/deferral/bridges.ts"),
+    import("../../src/harness/capability-rows.ts"),
+    import("../../src/observability/trace-files.ts"),
+  ]);
+  const all: AnyTool[] = [...BUILTIN_TOOLS, ...WEB_TOOLS, ...SKILL_TOOLS, ...BRIDGES, ...HARNESS_TOOLS];
+  return {
+    commands: (await resolveTree(fermix)).subs,
+    tools: new Set(all.map((t) => t.name)),
+    // Trace types (`fermix logs --traces channel_stream`) are snake_case names a skill may show too.
+    names: new Set([...all.flatMap(argumentNames), ...configNames(), ...TRACE_TYPES, ...references]),
+  };
+}
+
+/** Every problem of one skill document: its commands, config keys and tool names against the facts. */
+export function documentProblems(text: string, facts: Facts): string[] {
+  const doc = scanMarkdown(text);
+  return [
+    ...commandMentions(doc).flatMap((m) => {
+      const problem = checkCommand(m.text, facts);
+      return problem ? [`line ${m.line}: ${problem}`] : [];
+    }),
+    ...checkConfig(doc).problems,
+    ...checkTools(doc, facts.tools, facts.names),
+  ];
+}
+
+/**
+ * Every problem of a whole skill, `file: line N: …`: each file (SKILL.md and its reference files, by name) checked
+ * with documentProblems, its reference files' names accepted in code spans.
+ *
+ * @example skillProblems({ "SKILL.md": "Run `fermix frobnicate`." }, await loadFacts()) // ['SKILL.md: line 1: "fermix frobnicate": no such verb …']
+ */
+export function skillProblems(files: Record<string, string>, facts: Facts): string[] {
+  const references = Object.keys(files)
+    .filter((f) => f !== "SKILL.md")
+    .map((f) => f.replace(/\.md$/, ""));
+  const withRefs: Facts = { ...facts, names: new Set([...(facts.names ?? []), ...references]) };
+  return Object.entries(files).flatMap(([file, text]) => documentProblems(text, withRefs).map((p) => `${file}: ${p}`));
 }

@@ -1,23 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { BUILTIN_TOOLS } from "../../src/capabilities/builtins/registry.ts";
-import { SKILL_TOOLS } from "../../src/capabilities/builtins/skill-tools.ts";
-import { WEB_TOOLS } from "../../src/capabilities/builtins/web-tools.ts";
-import { BRIDGES } from "../../src/capabilities/deferral/bridges.ts";
-import { HARNESS_TOOLS } from "../../src/harness/capability-rows.ts";
 import { parseSkill } from "../../src/skills/parse.ts";
-import {
-  checkCommand,
-  checkConfig,
-  checkTools,
-  commandMentions,
-  covers,
-  type Facts,
-  resolveTree,
-  scanMarkdown,
-  schemaLeaves,
-} from "./_doc-facts.ts";
+import { checkConfig, covers, documentProblems, loadFacts, scanMarkdown, schemaLeaves } from "./_doc-facts.ts";
 
 /**
  * The bundled self-knowledge skill may only claim what fermix really has: every command, config key and
@@ -31,33 +16,25 @@ const FILES = readdirSync(SKILL_DIR, { recursive: true })
   .filter((f) => f.endsWith(".md"))
   .sort();
 
-/** The verbs of the command tree (src/main.ts), every lazy subcommand loaded. */
-async function loadCommands() {
-  const { fermix } = await import("../../src/main.ts");
-  return (await resolveTree(fermix)).subs;
-}
-
-const facts: Facts = {
-  commands: await loadCommands(),
-  tools: new Set([...BUILTIN_TOOLS, ...WEB_TOOLS, ...SKILL_TOOLS, ...BRIDGES, ...HARNESS_TOOLS].map((t) => t.name)),
-};
+// The skill's own reference files may be named in code spans (`coding_harness`).
+const facts = await loadFacts(FILES.filter((f) => f !== "SKILL.md").map((f) => f.replace(/\.md$/, "")));
 const read = (file: string) => readFileSync(join(SKILL_DIR, file), "utf8");
-
-function problemsOf(text: string): string[] {
-  const doc = scanMarkdown(text);
-  return [
-    ...commandMentions(doc).flatMap((m) => {
-      const problem = checkCommand(m.text, facts);
-      return problem ? [`line ${m.line}: ${problem}`] : [];
-    }),
-    ...checkConfig(doc).problems,
-    ...checkTools(doc, facts.tools),
-  ];
-}
+const problemsOf = (text: string) => documentProblems(text, facts);
 
 describe("the bundled self-knowledge skill", () => {
-  test("has the files it promises: SKILL.md plus plugins, sandbox, jobs and config", () => {
-    expect(FILES).toEqual(expect.arrayContaining(["SKILL.md", "plugins.md", "sandbox.md", "jobs.md", "config.md"]));
+  test("has the files it promises: SKILL.md plus plugins, sandbox, jobs, config, coding_harness, voice and browser", () => {
+    expect(FILES).toEqual(
+      expect.arrayContaining([
+        "SKILL.md",
+        "plugins.md",
+        "sandbox.md",
+        "jobs.md",
+        "config.md",
+        "coding_harness.md",
+        "voice.md",
+        "browser.md",
+      ]),
+    );
     expect(facts.commands.has("ask")).toBe(true);
     expect(facts.commands.has("skills")).toBe(true);
   });
@@ -67,7 +44,7 @@ describe("the bundled self-knowledge skill", () => {
     const doc = parseSkill(text, { file: "SKILL.md", folder: "self-knowledge" });
     // The paragraph that starts "Reference files" lists them as "- `name`: what it covers".
     const paragraph = /^Reference files[^\n]*\n((?:- [^\n]*\n)+)/m.exec(doc.body)?.[1] ?? "";
-    const listed = [...paragraph.matchAll(/^- `([a-z-]+)`:/gm)].map((m) => `${m[1]}.md`).sort();
+    const listed = [...paragraph.matchAll(/^- `([a-z_-]+)`:/gm)].map((m) => `${m[1]}.md`).sort();
     expect(listed).toEqual(FILES.filter((f) => f !== "SKILL.md"));
   });
 

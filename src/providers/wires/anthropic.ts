@@ -1,4 +1,5 @@
-import type { Message, StopReason, StreamEvent, WireCall, WireDeps } from "../types.ts";
+import type { Message, StopReason, StreamEvent, Usage, UserMessage, WireCall, WireDeps } from "../types.ts";
+import { applySchema } from "./_anthropic-schema.ts";
 import { CLAUDE_CODE_HEADERS, CLAUDE_CODE_SYSTEM, PLAIN_NAMES, prefixedNames } from "./_claude-code.ts";
 import { postWithCredential } from "./_credential.ts";
 import { defineWire, fail } from "./_failure.ts";
@@ -50,6 +51,7 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   }
   if (supportsAdaptiveThinking(request.model)) body.thinking = { type: "adaptive" };
   if (request.effort) body.output_config = { effort: request.effort };
+  const answerTool = applySchema(body, request, names);
 
   const headers: Record<string, string> = {
     "anthropic-version": API_VERSION,
@@ -68,14 +70,15 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   };
   const blocks = new Map<number, Block>();
   let stop: string | undefined;
-  let usage = { inputTokens: 0, outputTokens: 0 };
+  let answered = false;
+  let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   const url = `${target.baseUrl}/v1/messages`;
   const style = { apiKeyHeader: "x-api-key" } as const;
   for await (const sse of postWithCredential(call, deps, url, headers, body, vendorError, style)) {
     const event = parseJsonData(target.provider, sse.data);
     switch (event.type) {
       case "message_start":
-        usage.inputTokens = event.message?.usage?.input_tokens ?? 0;
+        usage = { ...usage, ...inputUsage(event.message?.usage) };
         break;
       case "content_block_start": {
         const b = event.content_block ?? {};
@@ -101,7 +104,11 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
       }
       case "content_block_stop": {
         const block = blocks.get(event.index);
-        if (block?.kind === "tool_use") {
+        // A forced answer tool's input is the structured answer itself, not a call to run (_anthropic-schema.ts).
+        if (block?.kind === "tool_use" && answerTool !== undefined && block.name === answerTool) {
+          answered = true;
+          yield { type: "text_delta", text: block.json || "{}" };
+        } else if (block?.kind === "tool_use") {
           yield {
             type: "tool_call",
             call: {
@@ -127,7 +134,7 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
         if (event.usage?.output_tokens !== undefined) usage = { ...usage, outputTokens: event.usage.output_tokens };
         break;
       case "message_stop":
-        yield { type: "done", stopReason: stopReason(stop), usage };
+        yield { type: "done", stopReason: stopReason(answered ? "end_turn" : stop), usage };
         return;
       case "error": {
         const type: string = event.error?.type ?? "error";
@@ -165,15 +172,7 @@ function toAnthropicMessages(messages: Message[], toolName: (name: string) => st
     else out.push({ role, content: blocks });
   };
   for (const m of messages) {
-    if (m.role === "user")
-      push(
-        "user",
-        m.content.map((p) =>
-          p.type === "text"
-            ? { type: "text", text: p.text }
-            : { type: "image", source: { type: "base64", media_type: p.mime, data: p.data } },
-        ),
-      );
+    if (m.role === "user") push("user", m.content.map(userBlock));
     else if (m.role === "tool") {
       push("user", [
         {
@@ -195,6 +194,23 @@ function toAnthropicMessages(messages: Message[], toolName: (name: string) => st
     }
   }
   return out;
+}
+
+function userBlock(part: UserMessage["content"][number]): unknown {
+  if (part.type === "text") return { type: "text", text: part.text };
+  if (part.type === "image")
+    return { type: "image", source: { type: "base64", media_type: part.mime, data: part.data } };
+  return { type: "document", source: { type: "base64", media_type: part.mime, data: part.data }, title: part.name };
+}
+
+/**
+ * Anthropic counts cache reads and writes apart from `input_tokens`; fermix's input is the whole prompt, so they are
+ * added back, and the reads are its cached share.
+ */
+function inputUsage(usage: any): Pick<Usage, "inputTokens" | "cachedInputTokens"> {
+  const read = usage?.cache_read_input_tokens ?? 0;
+  const written = usage?.cache_creation_input_tokens ?? 0;
+  return { inputTokens: (usage?.input_tokens ?? 0) + read + written, cachedInputTokens: read };
 }
 
 function historyToolNames(messages: Message[]): string[] {

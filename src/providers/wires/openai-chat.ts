@@ -1,4 +1,5 @@
-import type { Message, StopReason, StreamEvent, WireCall, WireDeps } from "../types.ts";
+import { chatResponseFormat } from "../structured-output.ts";
+import type { Message, StopReason, StreamEvent, Usage, UserMessage, WireCall, WireDeps } from "../types.ts";
 import { defineWire, fail } from "./_failure.ts";
 import { parseJsonData, parseToolArguments, postForEvents } from "./_transport.ts";
 
@@ -9,7 +10,7 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   const { target, request } = call;
   const messages: unknown[] = [];
   if (request.system) messages.push({ role: "system", content: request.system });
-  for (const m of request.messages) messages.push(...toChatMessages(m));
+  for (const m of request.messages) messages.push(...toChatMessages(m, target.provider));
   const body: Record<string, unknown> = {
     model: request.model,
     messages,
@@ -23,6 +24,8 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
     }));
   }
   if (request.maxOutputTokens) body.max_tokens = request.maxOutputTokens;
+  // OpenRouter, Mistral and Ollama's OpenAI-compatible endpoint all take the json_schema response format.
+  if (request.schema) body.response_format = chatResponseFormat(request.schema);
 
   const headers: Record<string, string> = { ...target.headers };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
@@ -30,7 +33,7 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   // Tool calls stream as fragments keyed by index; the id and name come once, arguments in pieces.
   const pending = new Map<number, { id: string; name: string; args: string }>();
   let finish: string | undefined;
-  let usage: { inputTokens: number; outputTokens: number } | undefined;
+  let usage: Usage | undefined;
   let completed = false;
   for await (const sse of postForEvents(call, deps, `${target.baseUrl}/chat/completions`, headers, body, vendorError)) {
     if (sse.data === "[DONE]") {
@@ -48,7 +51,7 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
       );
     }
     if (chunk.usage) {
-      usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+      usage = chatUsage(chunk.usage);
     }
     const choice = chunk.choices?.[0];
     if (!choice) continue;
@@ -88,23 +91,26 @@ function stopReason(finish: string | undefined, hadTools: boolean): StopReason {
   return finish === "stop" || finish === undefined ? "stop" : "other";
 }
 
-function toChatMessages(message: Message): unknown[] {
+/** Chat Completions usage: the cached share of the prompt and the reasoning share of the completion, when reported. */
+function chatUsage(usage: any): Usage {
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: usage.prompt_tokens ?? 0,
+    outputTokens: usage.completion_tokens ?? 0,
+    ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}),
+    ...(typeof reasoning === "number" ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
+function toChatMessages(message: Message, provider: string): unknown[] {
   switch (message.role) {
     case "user":
       // Text alone keeps the plain-string shape every host accepts; pictures need the parts array.
       if (message.content.every((p) => p.type === "text")) {
         return [{ role: "user", content: message.content.map((p) => p.text).join("\n\n") }];
       }
-      return [
-        {
-          role: "user",
-          content: message.content.map((p) =>
-            p.type === "text"
-              ? { type: "text", text: p.text }
-              : { type: "image_url", image_url: { url: `data:${p.mime};base64,${p.data}` } },
-          ),
-        },
-      ];
+      return [{ role: "user", content: message.content.map((p) => chatPart(p, provider)) }];
     case "tool":
       return [{ role: "tool", tool_call_id: message.toolCallId, content: message.content }];
     case "assistant": {
@@ -119,6 +125,13 @@ function toChatMessages(message: Message): unknown[] {
       return [{ role: "assistant", content: text }];
     }
   }
+}
+
+function chatPart(part: UserMessage["content"][number], provider: string): unknown {
+  if (part.type === "text") return { type: "text", text: part.text };
+  if (part.type === "image") return { type: "image_url", image_url: { url: `data:${part.mime};base64,${part.data}` } };
+  // Routing keeps PDFs off this wire (providers/documents.ts); one reaching it is refused, never dropped.
+  return fail(provider, "invalid_request", `${provider} cannot take a PDF attachment over Chat Completions`);
 }
 
 function vendorError(body: any): { message?: string; code?: string } {

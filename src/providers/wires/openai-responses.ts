@@ -1,4 +1,14 @@
-import type { BearerToken, Message, StopReason, StreamEvent, ToolCallPart, WireCall, WireDeps } from "../types.ts";
+import { responsesTextFormat } from "../structured-output.ts";
+import type {
+  BearerToken,
+  Message,
+  StopReason,
+  StreamEvent,
+  ToolCallPart,
+  Usage,
+  WireCall,
+  WireDeps,
+} from "../types.ts";
 import { grokRejectsEffort, withoutSlashEnums } from "../xai-quirks.ts";
 import { type CredentialStyle, postWithCredential } from "./_credential.ts";
 import { defineWire, fail, WireFailure } from "./_failure.ts";
@@ -36,9 +46,15 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   }
   // The route's effort is the configured one clamped to the provider; some Grok models refuse any effort at all.
   if (request.effort && !(target.xai && grokRejectsEffort(request.model))) body.reasoning = { effort: request.effort };
+  // OpenAI and Codex write a readable summary of the reasoning when asked (a chat shows its headings while the
+  // model thinks). xAI does not document the field, and an effort of "none" has nothing to summarise.
+  if (body.reasoning && !target.xai && request.effort !== "none")
+    body.reasoning = { ...body.reasoning, summary: "auto" };
   // The Codex backend rejects an output cap; it sizes the answer itself.
   if (request.maxOutputTokens && !target.codex) body.max_output_tokens = request.maxOutputTokens;
   if (target.codex?.fast) body.service_tier = CODEX_FAST_TIER;
+  // OpenAI, xAI and the Codex backend all take Responses' structured output.
+  if (request.schema) body.text = responsesTextFormat(request.schema);
 
   const headers: Record<string, string> = { ...target.headers };
   const style: CredentialStyle = { apiKeyHeader: "authorization" };
@@ -49,6 +65,8 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   }
 
   const calls = new Map<string, { callId: string; name: string; args: string }>();
+  // Summary parts already yielded, by item and index: a part ends in both a text.done and a part.done event.
+  const summaries = new Set<string>();
   let sawToolCall = false;
   // Whether anything usable arrived: a Codex stream that ends without its terminal event keeps it.
   let produced = false;
@@ -77,6 +95,16 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
             calls.set(event.item.id, { callId: event.item.call_id, name: event.item.name, args: "" });
           }
           break;
+        case "response.reasoning_summary_text.done":
+        case "response.reasoning_summary_part.done": {
+          const key = `${event.item_id}:${event.summary_index}`;
+          const text = event.type === "response.reasoning_summary_text.done" ? event.text : event.part?.text;
+          if (typeof text === "string" && text.trim() && !summaries.has(key)) {
+            summaries.add(key);
+            yield { type: "reasoning_summary", text };
+          }
+          break;
+        }
         case "response.function_call_arguments.delta": {
           const pending = calls.get(event.item_id);
           if (pending) pending.args += event.delta ?? "";
@@ -113,7 +141,7 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
           yield {
             type: "done",
             stopReason: sawToolCall ? "tool_use" : ended,
-            usage: usage ? { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } : undefined,
+            usage: usage ? responsesUsage(usage) : undefined,
           };
           return;
         }
@@ -193,7 +221,9 @@ function toInputItems(message: Message): unknown[] {
           content: message.content.map((p) =>
             p.type === "text"
               ? { type: "input_text", text: p.text }
-              : { type: "input_image", image_url: `data:${p.mime};base64,${p.data}`, detail: "auto" },
+              : p.type === "image"
+                ? { type: "input_image", image_url: `data:${p.mime};base64,${p.data}`, detail: "auto" }
+                : { type: "input_file", filename: p.name, file_data: `data:${p.mime};base64,${p.data}` },
           ),
         },
       ];
@@ -219,6 +249,18 @@ function toInputItems(message: Message): unknown[] {
       return items;
     }
   }
+}
+
+/** Responses usage: the cached share of the input and the reasoning share of the output, when reported. */
+function responsesUsage(usage: any): Usage {
+  const cached = usage.input_tokens_details?.cached_tokens;
+  const reasoning = usage.output_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: usage.input_tokens ?? 0,
+    outputTokens: usage.output_tokens ?? 0,
+    ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}),
+    ...(typeof reasoning === "number" ? { reasoningTokens: reasoning } : {}),
+  };
 }
 
 function vendorError(body: any): { message?: string; code?: string } {

@@ -4,7 +4,7 @@
  * error with the vendor's own words.
  */
 import { describe, expect, test } from "bun:test";
-import { imagePlaceholder, userMessage, withImagePlaceholders } from "../../../src/media/image-parts.ts";
+import { imagePlaceholder, userMessage, withMediaPlaceholders } from "../../../src/media/image-parts.ts";
 import type { ImagePart, Message, Wire } from "../../../src/providers/types.ts";
 import { anthropicWire } from "../../../src/providers/wires/anthropic.ts";
 import { openaiChatWire } from "../../../src/providers/wires/openai-chat.ts";
@@ -124,7 +124,7 @@ describe("history keeps placeholders, not bytes", () => {
   test("a user message's pictures become short text; other messages are untouched", () => {
     const message = userMessage("look", [{ mime: "image/jpeg", data: new Uint8Array(150 * 1024) }]);
     expect(message.content.map((p) => p.type)).toEqual(["image", "text"]);
-    expect(withImagePlaceholders(message)).toEqual({
+    expect(withMediaPlaceholders(message)).toEqual({
       role: "user",
       content: [
         { type: "text", text: "[image: image/jpeg, 150 KB]" },
@@ -132,7 +132,7 @@ describe("history keeps placeholders, not bytes", () => {
       ],
     });
     const assistant: Message = { role: "assistant", content: [{ type: "text", text: "hi" }] };
-    expect(withImagePlaceholders(assistant)).toBe(assistant);
+    expect(withMediaPlaceholders(assistant)).toBe(assistant);
     expect(imagePlaceholder(png)).toBe("[image: image/png, 1 KB]");
   });
 

@@ -1,0 +1,95 @@
+import type { AskDone, AskRequest } from "../protocol/schemas.ts";
+import { extractCodeBlock } from "./_ask-extract.ts";
+import { NO_USAGE, usageLine } from "./_ask-usage.ts";
+import type { ParsedArgs } from "./args.ts";
+import { EXIT, UsageError } from "./exit.ts";
+import { writeErr, writeOut } from "./output.ts";
+
+/** The ask options for scripts that this file owns (issue 28); ask.ts spreads them into its declaration. */
+export const scriptArgs = {
+  attach: {
+    type: "string",
+    alias: "a",
+    valueHint: "PATH",
+    description: "attach a PNG, JPEG, GIF, WebP (up to 20 MiB) or PDF; repeatable; - reads it from stdin",
+  },
+  continue: { type: "boolean", alias: "c", description: "continue the most recent ask session" },
+  system: { type: "string", valueHint: "TEXT", description: "add TEXT to the instructions, for this ask only" },
+  tools: { type: "string", valueHint: "A,B", description: "offer only these built-in tools" },
+  "no-tools": { type: "boolean", description: "offer no tools at all (a plain completion)" },
+  extract: { type: "boolean", alias: "x", description: "print only the first fenced code block of the answer" },
+  "extract-last": { type: "boolean", description: "print only the last fenced code block" },
+  usage: { type: "boolean", alias: "u", description: "print the token usage on stderr after the answer" },
+} as const;
+
+/** The options that may repeat (command.ts `meta.repeatable`). */
+export const SCRIPT_REPEATABLE = ["attach"] as const;
+
+/** Which block `-x` / `--extract-last` wants; undefined without either. */
+export function extractWanted(args: ParsedArgs): "first" | "last" | undefined {
+  if (args.extract === true && args["extract-last"] === true) {
+    throw UsageError("ask: give --extract or --extract-last, not both");
+  }
+  const which = args.extract === true ? "first" : args["extract-last"] === true ? "last" : undefined;
+  if (which && args.json === true) throw UsageError("ask: --extract prints the code alone; it does not go with --json");
+  return which;
+}
+
+/** Whether the attachments take stdin (`-a -`): the question then comes from the words alone. */
+export function attachesStdin(args: ParsedArgs): boolean {
+  return attached(args).includes("-");
+}
+
+/**
+ * The request fields these options add, checked before anything is sent: conflicting options and bad files are
+ * usage errors (exit 2). Built-in tool names are checked by the side that runs the turn, which knows them.
+ */
+export async function scriptFields(
+  args: ParsedArgs,
+): Promise<Pick<AskRequest, "session_id" | "attachments" | "system" | "tools">> {
+  if (args.continue === true && args.session !== undefined) {
+    throw UsageError("ask: --continue picks the last session itself; give it or --session, not both");
+  }
+  if (args["no-tools"] === true && args.tools !== undefined)
+    throw UsageError("ask: give --tools or --no-tools, not both");
+  const fields: Pick<AskRequest, "session_id" | "attachments" | "system" | "tools"> = {};
+  if (args.continue === true) fields.session_id = await (await import("./_ask-continue.ts")).lastCliSession();
+  const attach = attached(args);
+  if (attach.length) fields.attachments = await (await import("./_ask-attachments.ts")).readAttachments(attach);
+  if (typeof args.system === "string") fields.system = args.system;
+  if (args["no-tools"] === true) fields.tools = [];
+  else if (typeof args.tools === "string") fields.tools = toolNames(args.tools);
+  return fields;
+}
+
+/** `--attach`'s values; a verb that borrows the option without `meta.repeatable` gets its one value as a string. */
+function attached(args: ParsedArgs): string[] {
+  const given = args.attach;
+  return Array.isArray(given) ? given : typeof given === "string" ? [given] : [];
+}
+
+function toolNames(list: string): string[] {
+  const names = list.split(",").map((n) => n.trim());
+  if (names.some((n) => !n)) throw UsageError("ask: --tools takes names separated by commas (file_read,shell)");
+  return [...new Set(names)];
+}
+
+/**
+ * What follows a plain answer: `-x`'s code block on stdout (none: a note on stderr and exit 1, so a script does not
+ * run an empty file), then `-u`'s usage line on stderr. The exit code.
+ */
+export async function printAfterAnswer(
+  done: Pick<AskDone, "response" | "usage">,
+  opts: { extract?: "first" | "last"; usage: boolean },
+): Promise<number> {
+  let code: number = EXIT.ok;
+  if (opts.extract) {
+    const block = extractCodeBlock(done.response, opts.extract);
+    if (block === undefined) {
+      await writeErr("fermix: the answer has no fenced code block to extract; nothing printed\n");
+      code = EXIT.error;
+    } else await writeOut(`${block}\n`);
+  }
+  if (opts.usage) await writeErr(`${usageLine(done.usage ?? NO_USAGE)}\n`);
+  return code;
+}
