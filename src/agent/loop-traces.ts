@@ -43,7 +43,7 @@ export function tracedRouter(router: RouterDeps, trace: TraceContext | undefined
 export function traceToolExec(
   trace: TraceContext | undefined,
   call: ToolCallPart,
-  outcome: { name: string; isError?: boolean; durationMs: number; content: string },
+  outcome: { name: string; isError?: boolean; durationMs: number; content: string; trace?: Record<string, unknown> },
 ): void {
   if (!trace) return;
   trace.traces.write("tool_exec", {
@@ -52,6 +52,8 @@ export function traceToolExec(
     status: outcome.isError ? "error" : "ok",
     duration_ms: outcome.durationMs,
     output_chars: outcome.content.length,
+    // The tool's own body-free fields (computer_use: the action and the coordinates as converted).
+    ...outcome.trace,
     ...(trace.traces.capture ? { arguments: call.arguments, output: outcome.content } : {}),
   });
 }

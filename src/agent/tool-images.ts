@@ -20,11 +20,17 @@ export const showToolImages = {
     into.push(...images);
     return `\n[fermix: ${images.length} image(s) attached after these results]`;
   },
-  attach(messages: Message[], images: readonly ImagePart[]): void {
-    for (let i = 0; i < messages.length; i++) {
+  /**
+   * `keep`: how many batches, this one included, keep their bytes (computer_use's max_retained_screenshots, so the
+   * model can compare the last few screens); the older ones become a placeholder.
+   */
+  attach(messages: Message[], images: readonly ImagePart[], keep = 1): void {
+    let kept = 1;
+    for (let i = messages.length - 1; i >= 0; i--) {
       const m = messages[i]!;
       if (m.role === "user" && m.content[0]?.type === "text" && m.content[0].text === MARK) {
-        messages[i] = { role: "user", content: [{ type: "text", text: OMITTED }] };
+        if (kept < keep) kept++;
+        else messages[i] = { role: "user", content: [{ type: "text", text: OMITTED }] };
       }
     }
     const message: UserMessage = { role: "user", content: [{ type: "text", text: MARK }, ...images] };

@@ -98,6 +98,13 @@ export type ToolResult = {
   images?: ImagePart[];
   /** The call was the whole answer (a lone reaction): the turn ends without another model call. */
   endsTurn?: boolean;
+  /**
+   * How many of the latest tool-image batches stay in this turn's messages (default 1; older ones become a
+   * placeholder): computer_use keeps max_retained_screenshots so the model can compare before and after.
+   */
+  retainImages?: number;
+  /** Fields for this call's tool_exec trace line (body-free: never typed text unless content capture is on). */
+  trace?: Record<string, unknown>;
 };
 
 export type Tool<S extends v.GenericSchema = v.GenericSchema> = {

@@ -11,7 +11,15 @@ import { answerQuery } from "./query.ts";
 export const KINDS = ["builtin", "skill", "mcp", "plugin", "command"] as const;
 type Kind = (typeof KINDS)[number];
 
-type Row = { name: string; kind: Kind; description: string; policy: string; read_only: boolean };
+type Row = {
+  name: string;
+  kind: Kind;
+  description: string;
+  policy: string;
+  read_only: boolean;
+  /** Only for a tool whose availability depends on this machine (computer_use): off, ready, or why not. */
+  state?: string;
+};
 
 export default defineCommand({
   meta: {
@@ -40,13 +48,17 @@ export default defineCommand({
 async function listCapabilities(): Promise<Row[]> {
   const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);
   const operator = { trust: "operator" as const, local: true, attended: true };
-  const tools: Row[] = registry.surface(operator).map((tool) => ({
-    name: tool.name,
-    kind: "builtin",
-    description: tool.description,
-    policy: tool.policy,
-    read_only: tool.readOnly,
-  }));
+  const tools: Row[] = registry
+    .surface(operator)
+    // computer_use has a row of its own below, with its state on this machine.
+    .filter((tool) => tool.name !== "computer_use")
+    .map((tool) => ({
+      name: tool.name,
+      kind: "builtin",
+      description: tool.description,
+      policy: tool.policy,
+      read_only: tool.readOnly,
+    }));
   // Skills are instructions rather than tools, reached through skill_view and skill_run; listed for completeness.
   const catalog = createSkillCatalog({ homeSkillsDir: fermixPaths(resolveHome(processEnv())).skills });
   const skills: Row[] = (await catalog.load()).skills.map((skill) => ({
@@ -73,11 +85,15 @@ async function listCapabilities(): Promise<Row[]> {
     (config) => harnessCapabilityRows(config, processEnv().PATH),
     () => [],
   );
-  return [...tools, ...harness, ...skills, ...mcp, ...commands];
+  // Computer use, with its state on this machine (a config that does not load lists it as off).
+  const { computerUseRows } = await import("./capabilities-computer-use.ts");
+  const desktop: Row[] = await computerUseRows(await loadConfig(paths.config).catch(() => ({})), processEnv());
+  return [...tools, ...desktop, ...harness, ...skills, ...mcp, ...commands];
 }
 
 function renderRows(rows: Row[]): string {
   const count = (k: Kind) => rows.filter((r) => r.kind === k).length;
   const head = `capabilities: ${rows.length} (builtin ${count("builtin")}, skill ${count("skill")}, mcp ${count("mcp")}, command ${count("command")})`;
-  return `${[head, ...rows.map((r) => `- ${r.name} [${r.kind}] ${r.description}`)].join("\n")}\n`;
+  const line = (r: Row) => `- ${r.name} [${r.kind}] ${r.description}${r.state ? ` — ${r.state}` : ""}`;
+  return `${[head, ...rows.map(line)].join("\n")}\n`;
 }

@@ -13,7 +13,15 @@ import { runCommand } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 
 /** Packages the ask and --version paths must not load. */
-const MUST_NOT_LOAD = ["ajv", "ajv-formats", "@modelcontextprotocol/sdk", "playwright-core", "linkedom", "turndown"];
+const MUST_NOT_LOAD = [
+  "ajv",
+  "ajv-formats",
+  "@modelcontextprotocol/sdk",
+  "playwright-core",
+  "linkedom",
+  "turndown",
+  "x11",
+];
 const ROOT = join(import.meta.dir, "../..");
 const KEY = "sk-test-openai-lazy-0123456789abcdef";
 const defer = cleanupAfterEach();

@@ -85,6 +85,7 @@ describe("the daemon's parts", () => {
       jobs: "idle",
       channels: "off",
       "coding-harness": "off",
+      "computer-use": "off",
       browser: "idle",
       web: "idle",
     });

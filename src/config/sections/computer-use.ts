@@ -11,7 +11,9 @@ const Names = v.array(v.pipe(v.string(), v.minLength(1, "a non-empty name")));
 
 /**
  * [fermix_core.computer_use]: driving the desktop by screenshot, mouse and keyboard (experimental, off by default).
- * The keys and ranges are the facts'; the capability itself is not in this build, so nothing reads them yet.
+ * The keys and ranges are the facts'; computer-use/settings.ts fills in the defaults. Every message here is a range
+ * or a choice, so with the table and key the loader prefixes it reads as the fix ("display_width_px: expected 320
+ * to 1366, got 4000").
  */
 export const ComputerUseSection = v.strictObject({
   enabled: v.optional(v.boolean()),

@@ -63,6 +63,9 @@ export const sandboxCommand = defineSlashCommand({
 
 async function confirm(token: string, ctx: SlashContext): Promise<string> {
   if (!token) return "Usage: /confirm TOKEN (the token from the access request).";
+  // A computer-use action waiting in a running turn answers first; any other token is a directory request's.
+  const action = ctx.computerUse?.()?.approvals.confirm(token, ctx.conversation);
+  if (action) return action.ok ? `Confirmed: ${action.action}. The task goes on.` : `Not confirmed: ${action.reason}.`;
   const result = ctx.approvals.confirm(token, ctx.conversation);
   if (!result.ok) return `Not confirmed: ${result.reason}.`;
   await ctx.sandbox.grant(result.path);
@@ -72,6 +75,8 @@ async function confirm(token: string, ctx: SlashContext): Promise<string> {
 
 function deny(token: string, ctx: SlashContext): string {
   if (!token) return "Usage: /deny TOKEN (the token from the access request).";
+  const action = ctx.computerUse?.()?.approvals.deny(token, ctx.conversation);
+  if (action) return action.ok ? `Denied: ${action.action} will not happen.` : `Not denied: ${action.reason}.`;
   const result = ctx.approvals.deny(token, ctx.conversation);
   if (!result.ok) return `Not denied: ${result.reason}.`;
   return `Denied: no access to ${result.path}. The request is closed.`;

@@ -11,6 +11,7 @@ const FIXED_ON: ReadonlyArray<{ prefix: string; page: string }> = [
   { prefix: "channels", page: "/setup/channels" },
   { prefix: "plugins", page: "/setup/plugins" },
   { prefix: "catalog", page: "/setup/plugins" },
+  { prefix: "computer-use", page: "/setup/plugins" },
   { prefix: "transcription", page: "/setup/voice" },
   { prefix: "voice", page: "/setup/voice" },
   { prefix: "web_search", page: "/setup/search" },

@@ -2,6 +2,7 @@ import { type Html, html } from "../html.ts";
 import { definePage, type FormOutcome, type RenderContext } from "../page.ts";
 import type { PluginAction, PluginCard, PluginsWeb } from "../plugin-deps.ts";
 import { noticeOf, refusal } from "./_notice.ts";
+import { computerUseCard, switchComputerUse } from "./computer-use-card.ts";
 
 const ACTIONS = ["install", "enable", "disable", "set_key", "oauth_client", "connect"] as const;
 const PROVIDER = /^[a-z][a-z0-9_]{0,31}$/;
@@ -10,7 +11,8 @@ const PROVIDER = /^[a-z][a-z0-9_]{0,31}$/;
  * The plugin catalog as cards (embedded signed catalog, installed, bundled), each with its readiness status and
  * small forms: install, enable, disable, an api_key plugin's key, and for an OAuth plugin its provider's client
  * (id and secret, in a "modal": the section ?oauth_client=<provider> opens, no script needed) and Connect, which
- * starts the CLI's PKCE login and sends the browser to the provider.
+ * starts the CLI's PKCE login and sends the browser to the provider. First, the Computer Use card
+ * (computer-use-card.ts): not a plugin, but this is where the spec puts its switch.
  */
 export const pluginsPage = definePage({
   path: "/setup/plugins",
@@ -20,13 +22,14 @@ export const pluginsPage = definePage({
     return html`${noticeOf(ctx)}${clientModal(plugins, ctx)}<p>${
       daemon ? "Live states from the running daemon." : "States from config.toml (the daemon runs no plugin)."
     } Enable and disable apply on the agent's next turn.</p>
-${plugins.map((p) => card(p, ctx))}`;
+${deps.computerUse ? await computerUseCard(deps.computerUse, ctx) : ""}${plugins.map((p) => card(p, ctx))}`;
   },
   // Connect 303s to the provider; Chrome and Safari hold that redirect to the page's form-action.
   formTargets: (deps) => deps.plugins.formTargets?.() ?? [],
   async submit(form, deps) {
     const action = form.get("action") ?? "";
     if (action === "oauth_client") return saveClient(form, deps.plugins);
+    if (action === "computer_use") return switchComputerUse(form, deps.computerUse);
     const name = form.get("name") ?? "";
     if (!/^[a-z0-9_-]{1,64}$/.test(name) || !(ACTIONS as readonly string[]).includes(action)) {
       return { ok: false, error: "unknown plugin or action" };
