@@ -48,6 +48,7 @@ function draft(i: number): JobDraft {
     provider: null,
     model: null,
     timeoutSeconds: null,
+    maxUsd: null,
     inactivityTimeoutSeconds: null,
     allowedTools: [],
     deliveryMode: "none",

@@ -41,7 +41,9 @@ import { createLiveSandbox } from "./sandbox/live-sandbox.ts";
 import { createSkillCatalog } from "./skills/catalog.ts";
 import { type PluginSkills, pluginFolders } from "./skills/sources.ts";
 import { startSubsystems, stopSubsystems } from "./subsystem.ts";
-import { bindSubsystems, turnSource } from "./subsystems.ts";
+import { bindSubsystems, turnSources } from "./subsystems.ts";
+import { appBudget } from "./usage/app-budget.ts";
+import { createUsageDeps, meterAppRouter } from "./usage/app-usage.ts";
 
 export type AppDeps = {
   env: Env;
@@ -87,12 +89,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const routes = (choice: RouteChoice = {}) => resolveRoutes(config, env, secrets, choice);
   const fetcher = deps.fetch ?? fetch;
   const tagged = { providers: log.withTag("providers"), tools: log.withTag("tools") };
-  const router = createAppRouter({
-    fetch: fetcher,
-    now,
-    log: tagged.providers,
-    onFailover: (i) => events.emit("failover", i),
-  });
+  const router = meterAppRouter(
+    createAppRouter({ fetch: fetcher, now, log: tagged.providers, onFailover: (i) => events.emit("failover", i) }),
+    { db, config: liveConfig, now, log: log.withTag("usage") },
+  );
   const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);
   const approvals = createApprovals(db, now);
   const net = deps.net ?? createGuardedFetch();
@@ -142,8 +142,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const compaction = config.fermix_core?.compaction;
   const compact = createCompactor({ store, routes, router, threshold: compaction?.threshold });
   const slashContext = createSlashContexts({
-    ...{ approvals, sandbox, configFile: paths.config, userHome, store, skills, background },
+    ...{ approvals, sandbox, configFile: paths.config, userHome, store, skills, background, parts },
     soul: () => createSoulDeps({ db: db(), now, file: paths.promptFiles.soul, routes: () => routes(), router, traces }),
+    usage: () => createUsageDeps({ db: db(), config: liveConfig, now }),
     detached: (input) => turns.detached(input).then((result) => result.response),
     compact: (key) => compact(key, { systemTokens: 0, force: true }),
   });
@@ -154,9 +155,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     timezone: personalization?.timezone ?? "America/New_York",
     owner: { userName: personalization?.user_name, communicationStyle: personalization?.communication_style },
     promptFiles: () => readPromptFiles(paths),
-    compactionThreshold: compaction?.threshold,
-    // What joins a turn, in this order: plugins, the owner's MCP servers and commands, jobs' answers, the harness.
-    sources: [parts.plugins, parts.mcpServers, commandProfilesSource, parts.jobs, parts.harness].map(turnSource),
+    ...{ compactionThreshold: compaction?.threshold, budget: appBudget({ db, config: liveConfig, now, paths }) },
+    sources: turnSources(parts, commandProfilesSource),
     offerPluginSkills: (offered) => {
       pluginSkills = offered;
     },

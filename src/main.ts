@@ -42,6 +42,7 @@ export const fermix = defineCommand({
     mcp: lazy(() => import("./cli/mcp.ts")),
     jobs: lazy(() => import("./cli/jobs.ts")),
     sessions: lazy(() => import("./cli/sessions.ts")),
+    usage: lazy(() => import("./cli/usage-report.ts")),
     channels: lazy(() => import("./cli/channels.ts")),
     voice: lazy(() => import("./cli/voice.ts")),
     sandbox: lazy(() => import("./cli/sandbox.ts")),

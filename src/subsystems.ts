@@ -1,6 +1,7 @@
 import { memoryReviewSubsystem } from "./agent/memory-review-subsystem.ts";
 import type { TurnSource } from "./agent/turn-addition.ts";
 import { browserSubsystem } from "./browser/browser-subsystem.ts";
+import { computerUseSubsystem } from "./computer-use/computer-use-subsystem.ts";
 import { channelsSubsystem } from "./gateway/channels-subsystem.ts";
 import { harnessSubsystem } from "./harness/harness-subsystem.ts";
 import { jobsSubsystem } from "./jobs/jobs-subsystem.ts";
@@ -27,6 +28,7 @@ export const SUBSYSTEMS = {
   channels: channelsSubsystem,
   harness: harnessSubsystem,
   browser: browserSubsystem,
+  computerUse: computerUseSubsystem,
   web: webSubsystem,
 };
 
@@ -51,6 +53,14 @@ export function bindSubsystems(deps: SubsystemDeps): BoundSubsystems {
     ]),
   );
   return { ...(bound as Omit<BoundSubsystems, "list">), list: Object.values(bound) as Subsystem[] };
+}
+
+/**
+ * What joins a turn, in this order: plugins, the owner's MCP servers and commands, jobs' answers, the harness,
+ * computer use.
+ */
+export function turnSources(parts: BoundSubsystems, commands: TurnSource): TurnSource[] {
+  return [parts.plugins, parts.mcpServers, commands, parts.jobs, parts.harness, parts.computerUse].map(turnSource);
 }
 
 /** A part as one of the turn runner's sources (a plain source is passed through). */

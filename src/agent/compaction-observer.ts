@@ -3,6 +3,7 @@ import type { Log } from "../observability/log.ts";
 import type { Observers } from "../observability/observers.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
+import { conversationScope, scopedRouter } from "../usage/meter.ts";
 import { type CompactionResult, compactConversation } from "./compaction.ts";
 import type { TurnEvents } from "./turn-events.ts";
 
@@ -22,7 +23,12 @@ export function createCompactor(deps: {
     compactConversation(
       key,
       { systemTokens: opts.systemTokens, threshold: deps.threshold, force: opts.force },
-      { store: deps.store, routes: deps.routes(opts.choice ?? {}), router: deps.router, signal: opts.signal },
+      {
+        store: deps.store,
+        routes: deps.routes(opts.choice ?? {}),
+        router: scopedRouter(deps.router, conversationScope("compaction", key)),
+        signal: opts.signal,
+      },
     );
 }
 

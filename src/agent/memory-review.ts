@@ -3,6 +3,7 @@ import type { Review, ReviewReport } from "../memory/review-contract.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route } from "../providers/routes.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
+import { housekeepingScope, scopedRouter } from "../usage/meter.ts";
 import { completeOnce } from "./complete.ts";
 
 export type ReviewRunnerDeps = {
@@ -30,7 +31,7 @@ export function createReviewRunner(deps: ReviewRunnerDeps): Review {
     async complete(system, prompt) {
       const result = await completeOnce({
         routes: typeof deps.routes === "function" ? deps.routes() : deps.routes,
-        router: deps.router,
+        router: scopedRouter(deps.router, housekeepingScope("memory_review", "memory-review")),
         system,
         messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
         signal: deps.signal,

@@ -4,6 +4,7 @@ import type { AnyTool, ToolContext } from "../capabilities/tool.ts";
 import { newSessionId } from "../observability/traces.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
+import { conversationScope, scopedRouter } from "../usage/meter.ts";
 import { failureToError } from "./failure-error.ts";
 import { subagentCaps } from "./run-profile.ts";
 import { runToolLoop } from "./tool-loop.ts";
@@ -26,6 +27,8 @@ const NEVER_DELEGATED = new Set([
   "codex_run",
   "claude_code_run",
   "cancel_coding_run",
+  // The owner's screen, mouse and keyboard: only the turn the owner watches may drive them.
+  "computer_use",
 ]);
 
 export type SubagentTask = {
@@ -137,7 +140,11 @@ async function runLoop(
       tools: split.sent.map((t) => deps.registry.spec(t)),
       registry: deps.registry,
       toolContext: context,
-      router: deps.router,
+      // Counted under the parent's conversation (and its job), as a sub-agent's calls.
+      router: scopedRouter(
+        deps.router,
+        conversationScope("subagent", context.conversation, { jobId: context.caller.jobId }),
+      ),
       signal: context.signal,
       iterationLimit: subagentCaps(context.runProfile).iterationLimit,
     });

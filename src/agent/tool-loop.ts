@@ -56,6 +56,11 @@ export type LoopInput = {
   onUsage?: (usage: Usage) => void;
   /** The final answer's JSON Schema (`ask --schema`), sent with every model call of the loop. */
   schema?: JsonSchema;
+  /**
+   * Before each model call, the first included: throws to end the turn there (a budget that was reached). The
+   * call in flight always finishes; the loop stops before the next one.
+   */
+  beforeModelCall?: (iteration: number) => void;
 };
 
 export type LoopResult =
@@ -81,6 +86,7 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
   let shownText = false;
 
   for (let iteration = 1; iteration <= limit; iteration++) {
+    input.beforeModelCall?.(iteration);
     const reply: AssistantMessage = { role: "assistant", content: [] };
     const calls: ToolCallPart[] = [];
     let text = "";
@@ -157,7 +163,8 @@ export async function runToolLoop(input: LoopInput): Promise<LoopResult> {
     });
     // Pictures a tool returned (a browser screenshot) reach the model as image parts of a user message after the
     // results, the one place every wire takes images; this turn only: history keeps the results' text.
-    if (images.length) showToolImages.attach(messages, images);
+    if (images.length)
+      showToolImages.attach(messages, images, Math.max(1, ...outcomes.map((o) => o.retainImages ?? 1)));
     // A lone successful reaction is the whole answer: no model call after it, no text bubble.
     if (!text && outcomes.length === 1 && outcomes[0]!.endsTurn && !outcomes[0]!.isError) {
       return { ok: true, text: "", added, provider, model };

@@ -10,6 +10,7 @@ import type { Observers } from "../observability/observers.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
 import { skillsIndex } from "../skills/prompt-index.ts";
 import type { PluginSkills } from "../skills/sources.ts";
+import type { Budget } from "../usage/budget-contract.ts";
 import { runTurn, type TurnDeps, type TurnInput, type TurnResult } from "./turn.ts";
 import type { TurnAddition, TurnSource } from "./turn-addition.ts";
 import type { TurnEvents } from "./turn-events.ts";
@@ -35,6 +36,8 @@ export type TurnRunnerDeps = Omit<
   sources: readonly TurnSource[];
   /** Seeds the prompt files before the first turn writes to FERMIX_HOME. */
   prepareHome(): void;
+  /** The owner's budgets: each model call is checked against them, and the owner's turns carry the 80 % notice. */
+  budget?: Budget;
   /** A slash command's answer for this caller (a reply, or the turn to run instead); undefined: not one. */
   slash(text: string, origin: { caller: Caller; conversation: ConversationKey }): Promise<SlashAnswer | undefined>;
 };
@@ -66,20 +69,24 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
   };
   return {
     ask: (input) =>
-      new Promise<TurnResult>((resolve, reject) => {
-        void deps.lanes.run(laneOf(input), async () => {
-          let outcome: Awaited<ReturnType<typeof runOne>>;
-          try {
-            outcome = await runOne(input);
-          } catch (err) {
-            reject(err);
-            return;
-          }
-          resolve(outcome.result);
-          // Still inside the lane: the conversation's next turn waits for this and sees its result.
-          if (outcome.finished) await deps.events.emit("turn_finished", { input, result: outcome.result });
-        });
-      }),
+      // /pause, /resume, /confirm and /deny act on the turn this lane is running (a computer-use task waiting for
+      // its owner): answered beside it, or they would wait for the very turn that waits for them.
+      ACTS_ON_RUNNING_TURN.test(input.text)
+        ? runOne(input).then((outcome) => outcome.result)
+        : new Promise<TurnResult>((resolve, reject) => {
+            void deps.lanes.run(laneOf(input), async () => {
+              let outcome: Awaited<ReturnType<typeof runOne>>;
+              try {
+                outcome = await runOne(input);
+              } catch (err) {
+                reject(err);
+                return;
+              }
+              resolve(outcome.result);
+              // Still inside the lane: the conversation's next turn waits for this and sees its result.
+              if (outcome.finished) await deps.events.emit("turn_finished", { input, result: outcome.result });
+            });
+          }),
     job: (input) =>
       new Promise<TurnResult>((resolve, reject) => {
         void deps.lanes.run(laneOf(input), () => runOne(input).then((o) => resolve(o.result), reject));
@@ -114,7 +121,14 @@ function createAgentTurn(deps: TurnRunnerDeps): (input: CallerTurn) => Promise<T
     const { skills: known } = await deps.skills.load();
     // The "owner" recall scope covers the conversations the owner spoke in.
     deps.memory.noteConversation(input.key, input.caller.trust);
-    return runTurn(input, {
+    // The owner hears of a budget at 80 % on the surface they use: before this turn (a job's or a guest's calls
+    // crossed it) or after it (this turn did).
+    const budgetNotices = () => {
+      if (input.caller.trust !== "operator" || input.job || !input.onNotice) return;
+      for (const notice of deps.budget?.takeNotices() ?? []) input.onNotice(notice);
+    };
+    budgetNotices();
+    const result = await runTurn(input, {
       ...deps,
       routes: () => turnRoutes,
       skillsIndex: (surface) =>
@@ -130,6 +144,8 @@ function createAgentTurn(deps: TurnRunnerDeps): (input: CallerTurn) => Promise<T
       deferTools: config.fermix_core?.tools?.tool_search?.enabled !== false,
       onToolExecution: (e) => void deps.events.emit("tool_executed", e),
     });
+    budgetNotices();
+    return result;
   };
 }
 
@@ -138,6 +154,8 @@ export const commandProfilesSource: TurnSource = async (opening) => {
   const tools = commandProfileSource(opening.config, opening.caller);
   return tools && { tools };
 };
+
+const ACTS_ON_RUNNING_TURN = /^\s*\/(pause|resume|confirm|deny)(\s|$)/i;
 
 export function laneOf(input: TurnInput): string {
   return `${input.key.channel}:${input.key.chat}:${input.key.thread ?? ""}`;

@@ -14,6 +14,8 @@ import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
 import type { JsonSchema, ToolSpec, Usage } from "../providers/types.ts";
 import { visionRoutes } from "../providers/vision.ts";
+import type { Budget, RunLimit } from "../usage/budget-contract.ts";
+import { conversationScope, scopedRouter } from "../usage/meter.ts";
 import { channelActionMarker } from "./channel-marker.ts";
 import { DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
@@ -80,12 +82,16 @@ export type JobTurn = {
   allowedTools?: readonly string[];
   /** The trace session id, `cron_<job>_<ts>`. */
   sessionId: string;
+  /** The run record's id, for the usage ledger's rows. */
+  runId?: string;
   /** Router settings for the run (no same-provider retry: the job has its own). */
   router?: Partial<RouterDeps>;
   onPrompt?: (system: string, user: string) => void;
   onUsage?: (usage: Usage) => void;
   onToolStart?: (name: string) => void;
   onToolExecution?: (execution: ToolExecution) => void;
+  /** The job's own max_usd for this run (schedule_job), checked with the owner's budgets before each model call. */
+  runLimit?: RunLimit;
 };
 
 export type TurnResult = {
@@ -128,6 +134,8 @@ export type TurnDeps = {
   /** [fermix_core.personalization] user_name / communication_style: in an operator's prompt only. */
   owner?: OwnerProfile;
   onToolExecution?: (execution: ToolExecution & { conversation: ConversationKey }) => void;
+  /** The owner's budgets ([fermix_core.budget]), asked before every model call; absent, nothing is limited. */
+  budget?: Pick<Budget, "guard">;
 };
 
 /**
@@ -235,7 +243,11 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       tools: () => current().specs,
       registry: deps.registry,
       toolContext,
-      router: input.job?.router ? { ...deps.router, ...input.job.router } : deps.router,
+      // Every call of the turn is counted in the usage ledger under its conversation (and its job's run).
+      router: scopedRouter(
+        input.job?.router ? { ...deps.router, ...input.job.router } : deps.router,
+        conversationScope(input.job ? "job" : "main", input.key, { jobId: caller.jobId, runId: input.job?.runId }),
+      ),
       signal,
       digestAboveTokens: Math.floor(
         (deps.compactionThreshold ?? DEFAULT_THRESHOLD) * routes[0]!.descriptor.contextWindow,
@@ -244,6 +256,10 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       onItemEnd: input.onItemEnd,
       onReasoningSummary: input.onReasoningSummary,
       schema: input.schema,
+      // Refused before the first request; a turn that crossed the line mid-way stops before its next call.
+      beforeModelCall:
+        deps.budget &&
+        ((iteration) => deps.budget?.guard({ trust: caller.trust, midTurn: iteration > 1, run: input.job?.runLimit })),
       onToolStart: input.job?.onToolStart,
       onUsage: (usage) => {
         input.job?.onUsage?.(usage);

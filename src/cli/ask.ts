@@ -46,6 +46,7 @@ export default defineCommand({
       [2, "usage: a bad option, file or tool name; nothing was sent"],
       [3, "the daemon is required (--daemon) but not running"],
       [4, "the answer did not match --schema"],
+      [5, "refused: a budget ([fermix_core.budget]) is used up; nothing was sent"],
     ],
     takesWords: true,
     repeatable: SCRIPT_REPEATABLE,

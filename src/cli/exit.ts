@@ -2,8 +2,11 @@ import { FermixError, isFermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { writeErr } from "./output.ts";
 
-/** `schemaMismatch`: `ask --schema` got an answer that still missed the schema after its one repair. */
-export const EXIT = { ok: 0, error: 1, usage: 2, notRunning: 3, schemaMismatch: 4 } as const;
+/**
+ * `schemaMismatch`: `ask --schema` got an answer that still missed the schema after its one repair. `budget`: a
+ * budget of [fermix_core.budget] (or a job's max_usd) was reached, so the turn was refused or stopped.
+ */
+export const EXIT = { ok: 0, error: 1, usage: 2, notRunning: 3, schemaMismatch: 4, budget: 5 } as const;
 
 export const UsageError = (message: string) => new FermixError("usage", message);
 
@@ -22,6 +25,7 @@ export function exitCodeFor(err: FermixError): number {
   }
   if (err.code === "not_running") return EXIT.notRunning;
   if (err.code === "schema_mismatch") return EXIT.schemaMismatch;
+  if (err.code === "budget_exceeded") return EXIT.budget;
   return EXIT.error;
 }
 

@@ -8,8 +8,10 @@ import { openDatabase } from "../memory/db.ts";
 import { reviewSettings } from "../memory/memory-settings.ts";
 import type { RevisionSummary } from "../memory/resources-contract.ts";
 import type { ReviewReport } from "../memory/review-contract.ts";
+import { createLog } from "../observability/log.ts";
 import { resolveRoutes } from "../providers/routes.ts";
 import { WIRES } from "../providers/wires/registry.ts";
+import { meterAppRouter } from "../usage/app-usage.ts";
 import { defineCommand } from "./command.ts";
 import { EXIT, UsageError } from "./exit.ts";
 import { writeOut } from "./output.ts";
@@ -57,7 +59,11 @@ async function localReview() {
     db,
     // Only a review reaches the model; restore and revisions work without a provider configured.
     routes: () => resolveRoutes(config, env, secrets),
-    router: { wires: WIRES, fetch, now: Date.now },
+    // Counted in the usage ledger (kind memory_review) like the daemon's review: the owner pays for it either way.
+    router: meterAppRouter(
+      { wires: WIRES, fetch, now: Date.now },
+      { db: () => db, config: () => config, now: Date.now, log: createLog({ file: paths.logFile }).withTag("usage") },
+    ),
     paths: { userMd: paths.promptFiles.user, memoryMd: paths.promptFiles.memory },
     settings: reviewSettings(config.fermix_core?.memory),
   });

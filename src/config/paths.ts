@@ -37,6 +37,8 @@ export type FermixPaths = {
   };
   /** `fermix upgrade`: the binary it replaced, its append-only history, its lock and its in-flight journal. */
   upgrade: { previous: string; history: string; lock: string; journal: string };
+  /** Which budget notices (80 % of [fermix_core.budget]) were given in which period, so none is repeated. */
+  budgetNotices: string;
   /** Prompt files, seeded once and the owner's afterwards. */
   promptFiles: { identity: string; soul: string; guidance: string; user: string; memory: string };
 };
@@ -61,6 +63,7 @@ export function fermixPaths(home: string): FermixPaths {
     workspace: join(home, "workspace"),
     auth: join(home, "auth.json"),
     chatHistory: join(home, "chat_history"),
+    budgetNotices: join(home, "budget-notices.json"),
     web: { setupToken: join(home, "setup-token"), launchToken: join(home, "setup-launch-token.json") },
     children: join(home, "run", "children"),
     browser: { profile: join(home, "browser", "profile"), downloads: join(home, "browser", "downloads") },

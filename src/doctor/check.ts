@@ -1,4 +1,5 @@
 import type { ChannelAdapter, ChannelDeps } from "../channels/channel.ts";
+import type { OpenDriver } from "../computer-use/driver-contract.ts";
 import type { Env } from "../config/env.ts";
 import type { FermixPaths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
@@ -41,6 +42,8 @@ export type DoctorDeps = {
   channels?: Record<string, (deps: ChannelDeps) => Promise<ChannelAdapter>>;
   serviceUnitState: () => Promise<ServiceUnitState>;
   loadCatalog: () => Promise<Catalog>;
+  /** Opens the X display for the computer-use row (tests hand in a fake desktop); absent: this build's driver. */
+  openDesktop?: OpenDriver;
 };
 
 /** The deps plus what every check shares: config.toml, loaded once. */

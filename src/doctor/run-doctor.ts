@@ -3,10 +3,12 @@ import { FermixError, isFermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { fileExists } from "../runtime/files.ts";
 import { authCheck } from "./auth-check.ts";
+import { budgetCheck } from "./budget-check.ts";
 import { catalogCheck } from "./catalog-check.ts";
 import { channelsCheck } from "./channels-check.ts";
 import type { DoctorCheck, DoctorContext, DoctorDeps, DoctorRow } from "./check.ts";
 import { cloudRailCheck } from "./cloud-rail-check.ts";
+import { computerUseCheck } from "./computer-use-check.ts";
 import { configCheck } from "./config-check.ts";
 import { daemonCheck } from "./daemon-check.ts";
 import { diskCheck } from "./disk-check.ts";
@@ -34,11 +36,13 @@ export const CHECKS: readonly DoctorCheck[] = [
   channelsCheck,
   transcriptionCheck,
   voiceCheck,
+  computerUseCheck,
   cloudRailCheck,
   webCheck,
   catalogCheck,
   templatesCheck,
   traceExportCheck,
+  budgetCheck,
   diskCheck,
 ];
 

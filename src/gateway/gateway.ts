@@ -162,9 +162,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
         if (code === "empty_completion" || (err as Error)?.message === EMPTY_REPLY) {
           await reply(adapter, target, CANNED.emptyModelOutput);
         } else if (err instanceof FermixError) {
-          // A provider's own sentence says what to do (a usage limit, a bad key); anything else stays generic.
+          // A provider's own sentence says what to do (a usage limit, a bad key), as does a budget's refusal (a
+          // guest's tells no amounts); anything else stays generic.
           deps.log.warn(`${adapter.name}: turn failed in ${message.chatId}: ${err.message}`);
-          await reply(adapter, target, code?.startsWith("provider_") ? err.message : CANNED.turnFailed);
+          const own = code?.startsWith("provider_") || code === "budget_exceeded";
+          await reply(adapter, target, own ? err.message : CANNED.turnFailed);
         } else {
           deps.log.warn(`${adapter.name}: turn failed in ${message.chatId}: ${(err as Error)?.message}`);
           await reply(adapter, target, CANNED.turnFailed);

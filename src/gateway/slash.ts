@@ -9,6 +9,7 @@ import { confirmCommand, denyCommand, grantCommand, revokeCommand, sandboxComman
 import { skillsCommand } from "./slash/skills.ts";
 import { soulCommand } from "./slash/soul.ts";
 import { ultraCommand } from "./slash/ultra.ts";
+import { usageCommand } from "./slash/usage.ts";
 
 export type { SlashAnswer, SlashContext } from "./slash/command.ts";
 
@@ -25,6 +26,7 @@ const COMMANDS: readonly SlashCommand[] = [
   compactCommand,
   stopCommand,
   sandboxCommand,
+  usageCommand,
   confirmCommand,
   denyCommand,
   grantCommand,

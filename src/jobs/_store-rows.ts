@@ -33,6 +33,7 @@ export type JobRow = {
   created_by_thread: string;
   created_at: number;
   updated_at: number;
+  max_usd: number | null;
 };
 
 export type RunRow = {
@@ -72,6 +73,7 @@ export const COLUMN: Record<keyof JobPatch, string> = {
   timeoutSeconds: "timeout_seconds",
   inactivityTimeoutSeconds: "inactivity_timeout_seconds",
   allowedTools: "allowed_tools_json",
+  maxUsd: "max_usd",
   deliveryMode: "delivery_mode",
   deliveryTarget: "delivery_target_json",
   nextRunAt: "next_run_at",
@@ -102,6 +104,7 @@ export function toJob(r: JobRow): Job {
     timeoutSeconds: r.timeout_seconds,
     inactivityTimeoutSeconds: r.inactivity_timeout_seconds,
     allowedTools: JSON.parse(r.allowed_tools_json),
+    maxUsd: r.max_usd,
     deliveryMode: r.delivery_mode,
     deliveryTarget: r.delivery_target_json ? JSON.parse(r.delivery_target_json) : null,
     state: r.state,

@@ -28,6 +28,7 @@ export function jobPayload(job: Job) {
     allowed_tools: job.allowedTools,
     timeout_seconds: job.timeoutSeconds,
     inactivity_timeout_seconds: job.inactivityTimeoutSeconds,
+    max_usd: job.maxUsd,
     delivery_mode: job.deliveryMode,
     delivery_target: job.deliveryTarget,
     memory_source_id: `job:${job.id}`,

@@ -57,9 +57,10 @@ export function createJobRows(db: SqlDatabase, now: () => number): JobRows {
         `INSERT INTO scheduled_jobs (id, name, description, schedule_kind, schedule_expr, timezone, next_run_at,
            expires_at, task_prompt, skill_name, provider, model, timeout_seconds, inactivity_timeout_seconds,
            allowed_tools_json, delivery_mode, delivery_target_json, state, created_by_trust, created_by_channel,
-           created_by_chat, created_by_thread, created_at, updated_at)
+           created_by_chat, created_by_thread, created_at, updated_at, max_usd)
          VALUES ($id, $name, $description, $kind, $expr, $timezone, $next, $expires, $task, $skill, $provider, $model,
-           $timeout, $inactivity, $tools, $mode, $target, 'scheduled', $trust, $channel, $chat, $thread, $now, $now)`,
+           $timeout, $inactivity, $tools, $mode, $target, 'scheduled', $trust, $channel, $chat, $thread, $now, $now,
+           $max_usd)`,
       ).run({
         id,
         name: draft.name,
@@ -76,6 +77,7 @@ export function createJobRows(db: SqlDatabase, now: () => number): JobRows {
         timeout: draft.timeoutSeconds,
         inactivity: draft.inactivityTimeoutSeconds,
         tools: json(draft.allowedTools),
+        max_usd: draft.maxUsd,
         mode: draft.deliveryMode,
         target: json(draft.deliveryTarget),
         trust: meta.trust,

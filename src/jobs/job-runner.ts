@@ -4,6 +4,7 @@ import { defineError, FermixError } from "../error.ts";
 import { TRUNCATION_MARKER } from "../gateway/truncation-marker.ts";
 import { createBackoff } from "../net/backoff.ts";
 import type { Route } from "../providers/routes.ts";
+import { BudgetExceeded } from "../usage/budget-contract.ts";
 import guidance from "./cron-guidance.md" with { type: "text" };
 import type { JobStore } from "./job-store-contract.ts";
 import type { DeliveryStatus, Job, JobRun, TokenUsage } from "./job-types.ts";
@@ -57,7 +58,8 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const timeoutMs = job.timeoutSeconds
       ? job.timeoutSeconds * 1000
       : (deps.defaultTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS);
-    const deadline = deps.now() + timeoutMs;
+    const startedAt = deps.now();
+    const deadline = startedAt + timeoutMs;
     const controller = new AbortController();
     inFlight.add(controller);
     const wall = setTimeout(() => controller.abort(JobTimedOut(`wall-clock timeout after ${timeoutMs}ms`)), timeoutMs);
@@ -65,7 +67,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const usage: TokenUsage = { input: 0, output: 0, total: 0 };
     let toolFailures = 0;
     let toolsStarted = 0;
-    let outcome: { status: "ok"; text: string } | { status: "error" | "timeout"; error: string };
+    let outcome: { status: "ok"; text: string } | { status: "error" | "timeout" | "budget"; error: string };
     try {
       const routes = deps.routes(job.provider && job.model ? { provider: job.provider, model: job.model } : undefined);
       const skill = job.skillName ? await deps.skill(job.skillName) : undefined;
@@ -101,6 +103,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
           routes,
           allowedTools,
           sessionId: run.sessionId,
+          runId: run.id,
           router: { retryAttempts: 0 },
           onPrompt: (system, user) =>
             deps.store.started(run.id, {
@@ -121,6 +124,8 @@ export function createJobRunner(deps: JobRunnerDeps) {
             if (!e.ok) toolFailures++;
             watchdog.toolEnded();
           },
+          // The ledger's calls of this job since the run began, checked with the owner's budgets before each call.
+          runLimit: job.maxUsd ? { jobId: job.id, jobName: job.name, maxUsd: job.maxUsd, since: startedAt } : undefined,
         },
       });
       const result = await withConnectRetry(() => deps.turn(input()), {
@@ -136,6 +141,9 @@ export function createJobRunner(deps: JobRunnerDeps) {
       const reason = controller.signal.reason;
       if (controller.signal.aborted && reason instanceof FermixError && reason.code === "job_timeout") {
         outcome = { status: "timeout", error: reason.message };
+      } else if (BudgetExceeded.is(err)) {
+        // Refused before its first model request, or stopped before its next one: the sentence says which budget.
+        outcome = { status: "budget", error: err.message };
       } else {
         outcome = { status: "error", error: (err as Error)?.message ?? String(err) };
       }
@@ -223,6 +231,7 @@ function configSnapshot(job: Job, allowedTools: string[] | undefined, route: Rou
     model: job.model,
     timeout_seconds: job.timeoutSeconds,
     inactivity_timeout_seconds: job.inactivityTimeoutSeconds,
+    max_usd: job.maxUsd,
     allowed_tools: allowedTools ?? [],
     trust: job.createdByTrust,
     delivery_mode: job.deliveryMode,

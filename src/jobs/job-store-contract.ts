@@ -15,7 +15,7 @@ export type ClaimRefusal = "not_found" | "not_runnable" | "already_running";
 export type Claim = { ok: true; run: JobRun; job: Job } | { ok: false; reason: ClaimRefusal; job?: Job };
 
 export type RunOutcome = {
-  status: "ok" | "error" | "timeout";
+  status: "ok" | "error" | "timeout" | "budget";
   finalResponse?: string;
   error?: string;
   tokenUsage?: TokenUsage;

@@ -8,8 +8,9 @@ export type ScheduleKind = "interval" | "once" | "cron";
  * ran or the job expired.
  */
 export type JobState = "scheduled" | "running" | "paused" | "disabled" | "completed";
-export type LastStatus = "ok" | "error" | "timeout" | "expired";
-export type RunStatus = "queued" | "running" | "ok" | "error" | "timeout";
+/** `budget`: the run was refused (or stopped) by a budget — [fermix_core.budget] or the job's max_usd (issue 30). */
+export type LastStatus = "ok" | "error" | "timeout" | "expired" | "budget";
+export type RunStatus = "queued" | "running" | "ok" | "error" | "timeout" | "budget";
 export type RunTrigger = "schedule" | "manual";
 export type DeliveryMode = "none" | "local" | "origin" | "channel";
 /** `none` (mode none), `skipped` (the answer was the silent marker), `pending` → `sent` | `failed`. */
@@ -35,6 +36,8 @@ export type JobDraft = {
   inactivityTimeoutSeconds: number | null;
   /** Empty: no narrowing beyond the creator's surface. */
   allowedTools: string[];
+  /** The most one run may spend, in USD (null: no limit of its own; the owner's budgets still apply). */
+  maxUsd: number | null;
   deliveryMode: DeliveryMode;
   deliveryTarget: DeliveryTarget | null;
 };

@@ -18,10 +18,22 @@ export function openDatabase(path: string): SqlDatabase {
 
 export function migrate(db: SqlDatabase): void {
   const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  for (let n = current; n < MIGRATIONS.length; n++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[n]!);
-      db.exec(`PRAGMA user_version = ${n + 1}`);
-    }).immediate();
+  if (current >= MIGRATIONS.length) return;
+  // SQLite's table-rebuild pattern (migration 9) drops a parent table: with foreign keys on, that drop would cascade
+  // into its children. They are off while migrations run (the pragma is a no-op inside a transaction, so here) and
+  // checked before each migration commits, then restored.
+  const enforced = (db.query("PRAGMA foreign_keys").get() as { foreign_keys: number }).foreign_keys === 1;
+  if (enforced) db.exec("PRAGMA foreign_keys = OFF");
+  try {
+    for (let n = current; n < MIGRATIONS.length; n++) {
+      db.transaction(() => {
+        db.exec(MIGRATIONS[n]!);
+        const broken = db.query("PRAGMA foreign_key_check").all();
+        if (broken.length) throw new Error(`memory.db migration ${n + 1} left ${broken.length} broken foreign keys`);
+        db.exec(`PRAGMA user_version = ${n + 1}`);
+      }).immediate();
+    }
+  } finally {
+    if (enforced) db.exec("PRAGMA foreign_keys = ON");
   }
 }

@@ -262,4 +262,96 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE harness_runs ADD COLUMN delivery_retry_at INTEGER;
   CREATE INDEX harness_runs_retrying ON harness_runs (delivery_retry_at) WHERE delivery_retry_at IS NOT NULL;
   `,
+  // 9: the usage ledger (issue 30): one row per model call, tokens as the wire reported them and the cost in
+  // micro-dollars with the price it used (NULL cost: no known price). And a run refused by a budget is recorded with
+  // status 'budget': SQLite cannot widen a CHECK in place, so scheduled_jobs and job_runs are rebuilt by the 12-step
+  // ALTER pattern (new table, copy, drop, rename, indexes again); migrate() runs with foreign keys off and checks
+  // them before the commit, so dropping the old scheduled_jobs cascades nothing. The rebuilt scheduled_jobs also
+  // gains max_usd, a job's own limit per run (NULL: none), appended last so the copy is `SELECT *, NULL`.
+  `
+  CREATE TABLE usage_ledger (
+    id INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    job_id TEXT,
+    run_id TEXT,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('main', 'subagent', 'job', 'compaction', 'memory_review', 'soul_draft')),
+    input_tokens INTEGER NOT NULL,
+    cached_input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    reasoning_tokens INTEGER NOT NULL,
+    cost_micros INTEGER,
+    billing TEXT NOT NULL CHECK (billing IN ('api', 'plan')),
+    price_input_per_mtok REAL,
+    price_cached_input_per_mtok REAL,
+    price_output_per_mtok REAL
+  );
+  CREATE INDEX usage_ledger_by_time ON usage_ledger (at);
+  CREATE INDEX usage_ledger_by_session ON usage_ledger (session_id, at);
+
+  CREATE TABLE scheduled_jobs_new (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    schedule_kind TEXT NOT NULL CHECK (schedule_kind IN ('interval', 'once', 'cron')),
+    schedule_expr TEXT NOT NULL,
+    timezone TEXT NOT NULL,
+    next_run_at INTEGER,
+    expires_at INTEGER,
+    task_prompt TEXT NOT NULL,
+    skill_name TEXT,
+    provider TEXT,
+    model TEXT,
+    timeout_seconds INTEGER,
+    inactivity_timeout_seconds INTEGER,
+    allowed_tools_json TEXT NOT NULL DEFAULT '[]',
+    delivery_mode TEXT NOT NULL DEFAULT 'none' CHECK (delivery_mode IN ('none', 'local', 'origin', 'channel')),
+    delivery_target_json TEXT,
+    state TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'paused', 'disabled', 'completed')),
+    last_run_at INTEGER,
+    last_status TEXT CHECK (last_status IN ('ok', 'error', 'timeout', 'expired', 'budget')),
+    last_error TEXT,
+    created_by_trust TEXT NOT NULL CHECK (created_by_trust IN ('operator', 'guest')),
+    created_by_channel TEXT NOT NULL,
+    created_by_chat TEXT NOT NULL,
+    created_by_thread TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    max_usd REAL CHECK (max_usd IS NULL OR max_usd > 0)
+  );
+  INSERT INTO scheduled_jobs_new SELECT *, NULL FROM scheduled_jobs;
+  DROP TABLE scheduled_jobs;
+  ALTER TABLE scheduled_jobs_new RENAME TO scheduled_jobs;
+  CREATE INDEX scheduled_jobs_due ON scheduled_jobs (state, next_run_at);
+  CREATE INDEX scheduled_jobs_expiring ON scheduled_jobs (state, expires_at);
+
+  CREATE TABLE job_runs_new (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL REFERENCES scheduled_jobs (id) ON DELETE CASCADE,
+    session_id TEXT NOT NULL,
+    trigger TEXT NOT NULL CHECK (trigger IN ('schedule', 'manual')),
+    status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'ok', 'error', 'timeout', 'budget')),
+    claimed_at INTEGER NOT NULL,
+    started_at INTEGER,
+    completed_at INTEGER,
+    prompt_snapshot TEXT,
+    config_snapshot_json TEXT,
+    final_response TEXT,
+    error TEXT,
+    delivery_status TEXT NOT NULL DEFAULT 'none' CHECK (delivery_status IN ('none', 'skipped', 'pending', 'sent', 'failed')),
+    delivery_error TEXT,
+    token_usage_json TEXT,
+    tool_failures INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  INSERT INTO job_runs_new SELECT * FROM job_runs;
+  DROP TABLE job_runs;
+  ALTER TABLE job_runs_new RENAME TO job_runs;
+  CREATE INDEX job_runs_by_job ON job_runs (job_id, created_at);
+  CREATE INDEX job_runs_active ON job_runs (status) WHERE status IN ('queued', 'running');
+  `,
 ];

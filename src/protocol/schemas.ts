@@ -197,7 +197,7 @@ export type SkillReloadReport = v.InferOutput<typeof SkillReloadReport>;
  * passes through an older CLI untouched; only what the CLI reads is checked.
  */
 export const JOB_STATES = ["scheduled", "running", "paused", "disabled", "completed"] as const;
-export const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout"] as const;
+export const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout", "budget"] as const;
 
 export const JobPayload = v.looseObject({
   id: v.string(),

@@ -40,6 +40,8 @@ export type AttemptInfo = {
   stopReason?: string;
   usage?: Usage;
   toolCalls: number;
+  /** The route ran on a subscription sign-in (a plan pays for it, not the tokens): the usage ledger's billing. */
+  plan: boolean;
 };
 
 /** What the router adds to a wire's stream: which route is answering, before its first event. */
@@ -94,6 +96,7 @@ export async function* routeModelCall(routes: Route[], call: RouteCall, deps: Ro
           stopReason: done?.stopReason,
           usage: done?.usage,
           toolCalls,
+          plan: route.target.oauth !== undefined,
         });
       try {
         for await (const event of wire.stream({ target: route.target, request, signal: call.signal }, deps)) {

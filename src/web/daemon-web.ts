@@ -1,6 +1,8 @@
 import type { App } from "../app-contract.ts";
 import type { Env } from "../config/env.ts";
 import { DEFAULT_WEB_PORT } from "../config/sections/web.ts";
+import type { SqlDatabase } from "../runtime/sqlite.ts";
+import type { UsageLedger } from "../usage/ledger-contract.ts";
 import { createCardsDeps } from "./cards-deps.ts";
 import { createChannelsWeb } from "./channel-deps.ts";
 import { createDaemonRestart } from "./daemon-restart.ts";
@@ -9,22 +11,33 @@ import { createPluginsWeb } from "./plugin-deps.ts";
 import { createProviderSignIn } from "./provider-sign-in.ts";
 import { createWebServer } from "./server.ts";
 import { createSetupActions } from "./setup-actions.ts";
+import { createUsageWeb } from "./usage-deps.ts";
 import type { WebServer } from "./web-server-contract.ts";
 
 /**
  * The setup page as the daemon runs it: the pages read the daemon's own status over its socket (what `fermix status`
- * shows), doctor's rows as `fermix doctor` makes them, and the job store. Undefined when [fermix_web] enabled = false.
+ * shows), doctor's rows as `fermix doctor` makes them, the job store, and the usage ledger in memory.db. Undefined
+ * when [fermix_web] enabled = false.
  */
-export async function createDaemonWeb(app: App, env: Env): Promise<WebServer | undefined> {
+export async function createDaemonWeb(app: App, env: Env, db: () => SqlDatabase): Promise<WebServer | undefined> {
   const web = app.config.fermix_web;
   if (web?.enabled === false) return undefined;
+  const setup = createSetupActions({ env, paths: app.paths });
+  let ledger: Promise<UsageLedger> | undefined;
   const deps: WebDeps = {
-    setup: createSetupActions({ env, paths: app.paths }),
+    setup,
     plugins: createPluginsWeb({ env, webPort: web?.port ?? DEFAULT_WEB_PORT }),
     channels: createChannelsWeb({ env, paths: app.paths, states: () => app.channels.status() }),
     ...createCardsDeps(app, env),
     signIn: createProviderSignIn({ env, paths: app.paths, log: app.log.withTag("web") }),
     restart: createDaemonRestart({ env, log: app.log.withTag("web") }),
+    usage: createUsageWeb({
+      // Loaded on the first page that reads it, once: the ledger's code stays out of a daemon nobody browses.
+      ledger: () => (ledger ??= import("../usage/ledger.ts").then((m) => m.createUsageLedger(db()))),
+      // config.toml as it is now (a raised budget shows at once); one that no longer parses keeps the boot's.
+      config: () => setup.config().catch(() => app.config),
+      now: Date.now,
+    }),
     status: async () => {
       const { createDaemonClient } = await import("../protocol/client.ts");
       return createDaemonClient(app.paths.socket).status();

@@ -53,4 +53,6 @@ header form{margin:0}main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eee;vertical-align:top}
 .ok{color:#1a7f37}.warn{color:#9a6700}.fail{color:#cf222e}code{background:#f0f0f0;padding:0 .2rem}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:1rem}.card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.75rem 1rem}
+svg.chart{display:block;width:100%;height:auto;background:#fff;border:1px solid #ddd;border-radius:6px}
+caption{text-align:left;color:#555;padding:.3rem 0}table.usage td:nth-child(n+3){font-variant-numeric:tabular-nums}
 `;

@@ -2,6 +2,7 @@ import type { DoctorReport } from "../doctor/run-doctor.ts";
 import type { Status } from "../protocol/schemas.ts";
 import type { SandboxStatus } from "../sandbox/types.ts";
 import type { ChannelsWeb } from "./channel-deps.ts";
+import type { ComputerUseWeb } from "./computer-use-deps.ts";
 import type { RestartControl } from "./daemon-restart.ts";
 import type { HarnessWeb } from "./harness-deps.ts";
 import type { Html } from "./html.ts";
@@ -12,6 +13,7 @@ import type { ProviderSignInWeb } from "./provider-sign-in.ts";
 import type { SearchWeb } from "./search-deps.ts";
 import type { SetupActions } from "./setup-actions.ts";
 import type { TranscriptionWeb } from "./transcription-deps.ts";
+import type { UsageWeb } from "./usage-deps.ts";
 
 /** One recent scheduled-job run, as the dashboard lists it (no prompt or output: those stay in `fermix jobs`). */
 export type RunSummary = { job: string; runId: string; status: string; at: number; error: string | null };
@@ -26,6 +28,8 @@ export type WebDeps = {
   setup: SetupActions;
   /** The Plugins page: the catalog with live states, and install / enable / disable / an api_key (the CLI's code). */
   plugins: PluginsWeb;
+  /** The Plugins page's Computer Use card: on/off in config.toml and the display's readiness (absent: no card). */
+  computerUse?: ComputerUseWeb;
   /** The Channels page: each channel's config and running state, save (tested first) and test (setup's code). */
   channels: ChannelsWeb;
   /** Voice notes, Search, Media, Coding agents: their config.toml sections and keys (config edit + secret store). */
@@ -41,6 +45,8 @@ export type WebDeps = {
   restart?: RestartControl;
   /** The provider panes' subscription sign-ins (Codex, Claude, Grok), through `fermix auth login`'s code. */
   signIn?: ProviderSignInWeb;
+  /** The Usage page and the dashboard's spend line: the usage ledger in memory.db (absent: no ledger here). */
+  usage?: UsageWeb;
 };
 
 /** What a page's form post leads to: back to a page with a notice (post/redirect/get), or an error on the page. */

@@ -11,12 +11,14 @@ import { providersPage } from "./pages/providers.ts";
 import { restartPage } from "./pages/restart.ts";
 import { sandboxPage } from "./pages/sandbox.ts";
 import { searchPage } from "./pages/search.ts";
+import { usagePage } from "./pages/usage.ts";
 import { voicePage } from "./pages/voice.ts";
 
 /** The setup site's pages, in nav order. Adding one is a file in pages/ and a line here. */
 export const PAGES: readonly Page[] = [
   dashboardPage,
   doctorPage,
+  usagePage,
   providersPage,
   personalizationPage,
   pluginsPage,

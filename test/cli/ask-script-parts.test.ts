@@ -80,6 +80,7 @@ test("ask --help lists its exit codes", async () => {
       "  2  usage: a bad option, file or tool name; nothing was sent",
       "  3  the daemon is required (--daemon) but not running",
       "  4  the answer did not match --schema",
+      "  5  refused: a budget ([fermix_core.budget]) is used up; nothing was sent",
     ].join("\n"),
   );
 });

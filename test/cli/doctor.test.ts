@@ -71,11 +71,13 @@ describe("fermix doctor", () => {
       "keychain",
       "plugins",
       "voice",
+      "computer-use",
       "cloud-rail",
       "web",
       "catalog",
       "templates",
       "trace-export",
+      "budget",
       "disk",
     ]);
     for (const row of json.result.rows) {

@@ -150,6 +150,7 @@ describe("fermix jobs without a daemon (memory.db read directly)", () => {
       allowed_tools: [],
       timeout_seconds: null,
       inactivity_timeout_seconds: null,
+      max_usd: null,
       delivery_mode: "none",
       delivery_target: null,
       memory_source_id: `job:${digest}`,

@@ -49,6 +49,12 @@ describe("fermix memory", () => {
     expect(reviewed.stdout).toMatch(/wrote memory\/main\/USER\.md \(revision 1, rev_\d+\)/);
     expect(fake.requests).toHaveLength(1);
     expect(JSON.stringify(fake.requests[0]!.body)).toContain("- coffee: likes coffee");
+    // The review's call is in the usage ledger, as the daemon's review would be.
+    const ledger = openDatabase(join(h.home, "memory.db"));
+    expect(ledger.query("SELECT kind, session_id, channel, provider FROM usage_ledger").all()).toEqual([
+      { kind: "memory_review", session_id: "memory-review", channel: "fermix", provider: "openai" },
+    ]);
+    ledger.close();
     const userMd = join(h.home, "memory", "main", "USER.md");
     expect(readFileSync(userMd, "utf8")).toContain("- coffee: black coffee");
     expect(existsSync(join(h.home, "memory", "main", "MEMORY.md"))).toBe(true);

@@ -79,7 +79,8 @@ function allowedValues(schema: Schema): string[] {
   return [];
 }
 
-const normalise = (path: string) => path.replace(/<[^>]+>/g, PLACEHOLDER);
+// A quoted record key is one key, however many placeholders it spells: `pricing."<provider>/<model>"`.
+const normalise = (path: string) => path.replace(/"[^"]*<[^>]+>[^"]*"/g, PLACEHOLDER).replace(/<[^>]+>/g, PLACEHOLDER);
 
 type DocRow = { path: string; line: number; cells: string[]; text: string };
 

@@ -37,14 +37,16 @@ describe("runDoctor", () => {
       ["keychain", "ok"],
       ["plugins", "ok"],
       ["voice", "ok"],
+      ["computer-use", "ok"],
       ["cloud-rail", "ok"],
       ["web", "ok"],
       ["catalog", "ok"],
       ["templates", "ok"],
       ["trace-export", "ok"],
+      ["budget", "ok"],
       ["disk", "ok"],
     ]);
-    expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 13, warn: 1, fail: 0 } });
+    expect(report).toMatchObject({ ok: true, full: false, counts: { ok: 15, warn: 1, fail: 0 } });
     const text = renderReport(report, PLAIN)
       .replaceAll(api.baseUrl, "FAKE")
       .replace(`port ${webPort} `, "port WEB ")
@@ -59,14 +61,16 @@ describe("runDoctor", () => {
       ok   keychain   secrets are kept in the file store, ~/h/secrets (0700); no OS keyring: secret-tool is not installed
       ok   plugins    none enabled
       ok   voice      off
+      ok   computer use off
       ok   cloud rail off
       ok   web        port WEB on 127.0.0.1 is free; the daemon serves the page there (loopback only) when it runs
       ok   catalog    the embedded plugin catalog's signature verifies (N plugins)
       ok   templates  no seed record (seeded before fermix kept one, or not yet)
       ok   trace export off (FERMIX_OPIK_ENABLED=1 or [fermix_core.observability] otlp_enabled = true turns it on)
+      ok   budget     no budget set; $0.00 today, $0.00 this month
       ok   disk       10.0 GiB free for ~/h
 
-      13 ok, 1 warning, 0 failures
+      15 ok, 1 warning, 0 failures
       "
     `);
     expect(JSON.stringify(report)).not.toContain(KEY);

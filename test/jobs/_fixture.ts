@@ -31,6 +31,7 @@ export function draft(over: Partial<JobDraft> = {}): JobDraft {
     timeoutSeconds: null,
     inactivityTimeoutSeconds: null,
     allowedTools: [],
+    maxUsd: null,
     deliveryMode: "local",
     deliveryTarget: null,
     ...over,

@@ -314,7 +314,7 @@ export function configNames(): string[] {
 /**
  * What the skill files are held against: the command tree of src/main.ts (every lazy subcommand loaded), the
  * tools fermix can offer (built-ins including the channel-only ones, web and skill tools, the deferral bridges,
- * the coding-harness tools), and the other snake_case names a span may hold.
+ * the coding-harness tools, computer_use), and the other snake_case names a span may hold.
  */
 export async function loadFacts(references: readonly string[] = []): Promise<Facts> {
   const [
@@ -325,6 +325,7 @@ export async function loadFacts(references: readonly string[] = []): Promise<Fac
     { BRIDGES },
     { HARNESS_TOOLS },
     { TRACE_TYPES },
+    { computerUseListing },
   ] = await Promise.all([
     import("../../src/main.ts"),
     import("../../src/capabilities/builtins/registry.ts"),
@@ -333,8 +334,17 @@ export async function loadFacts(references: readonly string[] = []): Promise<Fac
     import("../../src/capabilities/deferral/bridges.ts"),
     import("../../src/harness/capability-rows.ts"),
     import("../../src/observability/trace-files.ts"),
+    import("../../src/cli/capabilities-computer-use.ts"),
   ]);
-  const all: AnyTool[] = [...BUILTIN_TOOLS, ...WEB_TOOLS, ...SKILL_TOOLS, ...BRIDGES, ...HARNESS_TOOLS];
+  // computer_use is made per turn from the open display (computer-use subsystem), so no registry holds it.
+  const all: AnyTool[] = [
+    ...BUILTIN_TOOLS,
+    ...WEB_TOOLS,
+    ...SKILL_TOOLS,
+    ...BRIDGES,
+    ...HARNESS_TOOLS,
+    computerUseListing(),
+  ];
   return {
     commands: (await resolveTree(fermix)).subs,
     tools: new Set(all.map((t) => t.name)),

@@ -9,6 +9,7 @@ import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix, startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 import { freePort } from "../gateway/_whatsapp-daemon.ts";
+import { type SeedCall, seedUsage } from "./_usage-seed.ts";
 
 /*
  * The setup page in a real browser: Debian's chromium (headless) driven by playwright-core against the compiled
@@ -55,7 +56,8 @@ if (!CHROMIUM) {
   );
 }
 
-async function world() {
+/** `usage`: ledger rows written into memory.db before the daemon starts (the Usage page's data). */
+async function world(opts: { usage?: readonly SeedCall[] } = {}) {
   const h = tempHome();
   defer(() => h[Symbol.asyncDispose]());
   const llm = await startFakeOpenAIResponses({ apiKey: NEW_KEY });
@@ -85,6 +87,7 @@ async function world() {
       "",
     ].join("\n"),
   );
+  if (opts.usage) seedUsage(join(h.home, "memory.db"), opts.usage);
   const env = { FERMIX_HOME: h.home, HOME: h.userHome };
   const daemon = await startFermixDaemon(env);
   defer(() => daemon.stop());
@@ -276,6 +279,29 @@ describe.skipIf(!CHROMIUM)("web setup page in chromium", () => {
     expect(w.errors).toEqual([]);
   }, 90_000);
 
+  test("Plugins: the Computer Use card turns computer use on and says what the machine still needs", async () => {
+    const w = await world();
+    const { page, origin } = w;
+    await page.goto(await w.mint());
+    await page.waitForURL(`${origin}/`);
+    expect((await page.goto(`${origin}/setup/plugins`))?.status()).toBe(200);
+    const card = page.locator("#computer-use");
+    const status = card.locator('[data-status="computer-use"]');
+    expect(await status.textContent()).toBe("Off");
+    await w.shot("plugins-computer-use-off");
+    await w.submit(card.locator("button", { hasText: "Turn on" }));
+    expect(await page.locator("main p.ok").first().textContent()).toContain("computer use: turned on");
+    expect(readFileSync(w.configFile, "utf8")).toContain("[fermix_core.computer_use]\nenabled = true\n");
+    expect(readFileSync(w.configFile, "utf8")).toContain(COMMENT);
+    // The daemon runs with no DISPLAY (the fixture's environment has none): the card says so, and the fix.
+    expect(await status.textContent()).toMatch(/^Needs setup: .*DISPLAY/);
+    await w.shot("plugins-computer-use-needs-setup");
+    await w.submit(card.locator("button", { hasText: "Turn off" }));
+    expect(await status.textContent()).toBe("Off");
+    expect(readFileSync(w.configFile, "utf8")).toContain("[fermix_core.computer_use]\nenabled = false\n");
+    expect(w.errors).toEqual([]);
+  }, 90_000);
+
   test("Personalization: names, time zone and style saved to config.toml with its comments kept", async () => {
     const w = await world();
     const { page, origin } = w;
@@ -326,6 +352,44 @@ describe.skipIf(!CHROMIUM)("web setup page in chromium", () => {
     await w.submit(telegram.locator("button", { hasText: /^Test$/ }));
     expect(await page.locator("main p.ok").first().textContent()).toMatch(/^telegram: ok:/);
     expect(await page.content()).not.toContain(w.telegram.token);
+    expect(w.errors).toEqual([]);
+  }, 90_000);
+
+  test("Usage: the stacked SVG chart and its table under the CSP; the dashboard's spend line", async () => {
+    const day = 86_400_000;
+    const now = Date.now();
+    const call = (at: number, provider: string, costMicros: number | null, tokens: number): SeedCall => ({
+      ...{ at, provider, model: `${provider}-model`, costMicros },
+      ...{ inputTokens: tokens, outputTokens: Math.round(tokens / 4) },
+    });
+    const w = await world({
+      usage: [
+        call(now - 1000, "openai", 420_000, 12_000),
+        call(now - 2000, "anthropic", 130_000, 3_000),
+        call(now - 2 * day, "openai", 900_000, 30_000),
+        call(now - 5 * day, "anthropic", 250_000, 8_000),
+        call(now - 5 * day, "xai", null, 2_000),
+        call(now - 9 * day, "ollama", 0, 40_000),
+      ],
+    });
+    const { page, origin } = w;
+    await page.goto(await w.mint());
+    await page.waitForURL(`${origin}/`);
+    expect(await page.locator("main section", { hasText: "Spend" }).textContent()).toContain("Today: $0.55");
+    await w.shot("dashboard-spend");
+    await page.goto(`${origin}/usage`);
+    await page.locator("h1", { hasText: "Usage" }).waitFor();
+    const costChart = page.locator('svg[aria-label^="Cost per day"]');
+    expect(await costChart.isVisible()).toBe(true);
+    // One bar per provider and day with spend: openai ×2, anthropic ×2 (xai has no price, ollama costs nothing).
+    expect(await costChart.locator("rect").count()).toBe(4);
+    expect(await page.locator('svg[aria-label^="Tokens per day"] rect').count()).toBe(6);
+    // The SVG is laid out, not blocked: its bars have a size on screen.
+    const box = await costChart.locator('rect[data-series="openai"]').first().boundingBox();
+    expect(box?.height).toBeGreaterThan(0);
+    expect(await page.locator("main table tbody tr").count()).toBe(6);
+    expect(await page.locator("main table tbody").textContent()).toContain("unknown");
+    await w.shot("usage");
     expect(w.errors).toEqual([]);
   }, 90_000);
 });

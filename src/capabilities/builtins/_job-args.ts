@@ -68,6 +68,11 @@ export const Seconds = (what: string) =>
     ),
     what,
   );
+/** A run's own spending limit: checked before each of its model calls, with the owner's budgets. */
+const Usd = v.pipe(v.number(), v.gtValue(0, "must be more than 0 (USD)"));
+export const MaxUsdArg = described(Usd, "USD limit per run");
+/** update_job's: null removes the limit. */
+export const MaxUsdEdit = described(v.nullable(Usd), "USD limit per run; null removes it");
 export const DeliveryModeArg = described(
   v.picklist(DELIVERY_MODES),
   "none: keep the result; local: log it; origin: back to this conversation; channel: to delivery_target",

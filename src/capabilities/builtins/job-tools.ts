@@ -20,6 +20,8 @@ import {
   JobRefused,
   jobArgs,
   MAX_JOB_SECONDS,
+  MaxUsdArg,
+  MaxUsdEdit,
   ModelArg,
   ProviderArg,
   parseExpiresAt,
@@ -34,14 +36,14 @@ import {
 const NOT_WIRED: ToolResult = { isError: true, content: "scheduled jobs are not available here" };
 const TRUSTLESS = "schedule_job requires a source_trust in context; this context cannot create scheduled jobs.";
 const NOTHING_TO_UPDATE =
-  "Provide at least one of task, schedule, description, skill_name, provider/model, or delivery to update.";
+  "Provide at least one of task, schedule, description, skill_name, provider/model, max_usd, or delivery to update.";
 const CREATION_ONLY =
   "set at creation only; update_job cannot change it (remove the job and schedule it again with the new value)";
 /** A job made where there is no conversation (not a chat, not a CLI session) belongs to none. */
 const NO_CONVERSATION: ConversationKey = { channel: "none", chat: "" };
 
 const JOB_STATES = ["scheduled", "running", "paused", "disabled", "completed"] as const satisfies readonly JobState[];
-const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout"] as const satisfies readonly RunStatus[];
+const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout", "budget"] as const satisfies readonly RunStatus[];
 const RunId = v.pipe(Text(200), v.description("the run's id (run_…), as list_job_runs shows it"));
 const JobIdOnly = (tool: string) => jobArgs(tool, { job_id: JobId });
 
@@ -107,6 +109,7 @@ export const scheduleJob = defineTool({
     model: v.optional(ModelArg),
     timeout_seconds: v.optional(Seconds("each run's wall clock (default 30 minutes)")),
     inactivity_timeout_seconds: v.optional(Seconds("fail a run that makes no progress for this long")),
+    max_usd: v.optional(MaxUsdArg),
     delivery_mode: v.optional(DeliveryModeArg),
     delivery_target: v.optional(DeliveryTargetArg),
   }),
@@ -115,6 +118,7 @@ export const scheduleJob = defineTool({
     "Runs are isolated agent loops at your trust; they cannot see this conversation, so put every fact the task needs into task.",
     "allowed_tools narrows a run to some of your own tools; skill_name runs it inside a skill's limits; provider+model (both or neither) pin its route.",
     `timeout_seconds and inactivity_timeout_seconds (1–${MAX_JOB_SECONDS}) are set here only; update_job cannot change them.`,
+    "max_usd caps what one run may spend (USD, > 0): a run that reaches it stops before its next model call and is recorded with status budget; update_job changes it.",
     "Delivery: none keeps the result (list_job_runs), local logs it, origin brings it back to this conversation, channel sends it to delivery_target (given alone, a target means channel).",
     "run_job_now tests a job at once; pause_job, resume_job, update_job and remove_job manage it.",
   ].join("\n"),
@@ -157,6 +161,7 @@ export const scheduleJob = defineTool({
           timeoutSeconds: args.timeout_seconds ?? null,
           inactivityTimeoutSeconds: args.inactivity_timeout_seconds ?? null,
           allowedTools,
+          maxUsd: args.max_usd ?? null,
           deliveryMode: delivery.mode,
           deliveryTarget: delivery.target,
         },
@@ -171,7 +176,7 @@ export const scheduleJob = defineTool({
 export const updateJob = defineTool({
   name: "update_job",
   deferrable: true,
-  description: "Edit a scheduled job: task, schedule, timezone, skill, route pin, tools or delivery.",
+  description: "Edit a scheduled job: task, schedule, timezone, skill, route pin, tools, max_usd or delivery.",
   policy: "job_write",
   readOnly: false,
   parameters: jobArgs(
@@ -191,6 +196,7 @@ export const updateJob = defineTool({
       delivery_mode: v.optional(DeliveryModeArg),
       delivery_target: v.optional(DeliveryTargetArg),
       allowed_tools: v.optional(AllowedToolsArg),
+      max_usd: v.optional(MaxUsdEdit),
     },
     { timeout_seconds: CREATION_ONLY, inactivity_timeout_seconds: CREATION_ONLY },
   ),
@@ -198,6 +204,7 @@ export const updateJob = defineTool({
     "Omitted fields stay as they are: delivery is never retargeted unless delivery_mode or delivery_target is given; switching to none or local clears the target.",
     "A new schedule or timezone recomputes the next run and clears a disabled job's error; a paused or disabled job stays so until resume_job.",
     "provider+model re-pin the route (both together); clear_route_pin: true un-pins it. timeout_seconds and inactivity_timeout_seconds cannot be changed.",
+    "max_usd sets what one run may spend (USD, > 0) and applies from the next model call; null removes the limit.",
   ].join("\n"),
   async execute(args, ctx) {
     const { job_id, clear_route_pin, ...fields } = args;
@@ -256,6 +263,10 @@ export const updateJob = defineTool({
       if (args.allowed_tools !== undefined) {
         patch.allowedTools = checkAllowedTools(args.allowed_tools, ctx);
         changed.push("allowed_tools");
+      }
+      if (args.max_usd !== undefined) {
+        patch.maxUsd = args.max_usd;
+        changed.push(args.max_usd === null ? "max_usd removed" : "max_usd");
       }
       if (args.delivery_mode !== undefined || args.delivery_target !== undefined) {
         const delivery = resolveDelivery(args, {

@@ -1,10 +1,12 @@
 import * as v from "valibot";
+import { BudgetSection } from "./budget.ts";
 import { ComputerUseSection } from "./computer-use.ts";
 import { HarnessSection } from "./harness.ts";
 import { JobsSection } from "./jobs.ts";
 import { MemorySettings } from "./memory.ts";
 import { ObservabilitySettings } from "./observability.ts";
 import { OAuthSection, PluginSecretsSection, PluginsSection } from "./plugins.ts";
+import { PricingSection } from "./pricing.ts";
 import { ProvidersSection, RoutingSection } from "./providers.ts";
 import { RealtimeSection } from "./realtime.ts";
 import { ToolsSection } from "./tools.ts";
@@ -57,4 +59,6 @@ export const CoreSection = v.strictObject({
   observability: v.optional(ObservabilitySettings),
   realtime: v.optional(RealtimeSection),
   computer_use: v.optional(ComputerUseSection),
+  pricing: v.optional(PricingSection),
+  budget: v.optional(BudgetSection),
 });

@@ -1,9 +1,11 @@
 import type { RunProfile } from "../../agent/run-profile.ts";
 import type { Caller } from "../../capabilities/caller.ts";
 import type { DirectoryApprovals } from "../../capabilities/directory-approvals.ts";
+import type { ComputerUse } from "../../computer-use/computer-use.ts";
 import type { ConversationKey } from "../../memory/messages-contract.ts";
 import type { SandboxStatus } from "../../sandbox/types.ts";
 import type { SkillCatalog } from "../../skills/catalog.ts";
+import type { UsageDeps } from "../../usage/app-usage.ts";
 import type { BackgroundTasks } from "./background-tasks-contract.ts";
 import type { SoulDeps } from "./soul-deps.ts";
 
@@ -49,6 +51,8 @@ export type SlashContext = {
   /** The channel's command_allowlist: owner-only commands a guest may use. */
   commandAllowlist?: readonly string[];
   approvals: DirectoryApprovals;
+  /** Computer use once it runs in this process (/pause, /resume, its approvals); undefined while it does not. */
+  computerUse?: () => Pick<ComputerUse, "sessions" | "approvals"> | undefined;
   sandbox: SlashSandbox;
   /** /new: the next turn starts without this conversation's history (which stays stored); how many messages it set aside. */
   startFresh(): number;
@@ -58,6 +62,8 @@ export type SlashContext = {
   /** SOUL.md's curation (opened on use: most commands never touch memory.db). */
   soul?(): SoulDeps;
   background?: SlashBackground;
+  /** /usage: the usage ledger (opened on use, like /soul's memory.db). */
+  usage?(): UsageDeps;
 };
 
 export type SlashInput = {

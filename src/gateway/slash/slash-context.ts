@@ -1,9 +1,11 @@
 import type { Caller } from "../../capabilities/caller.ts";
 import type { DirectoryApprovals } from "../../capabilities/directory-approvals.ts";
+import type { ComputerUse } from "../../computer-use/computer-use.ts";
 import { grantPath, revokePath } from "../../config/sandbox-edit.ts";
 import type { ConversationKey, MessageStore } from "../../memory/messages-contract.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import type { SkillCatalog } from "../../skills/catalog.ts";
+import type { UsageDeps } from "../../usage/app-usage.ts";
 import type { BackgroundTasks } from "./background-tasks-contract.ts";
 import type { SlashContext } from "./command.ts";
 import type { SoulDeps } from "./soul-deps.ts";
@@ -27,6 +29,8 @@ export type SlashContextDeps = {
   store: Pick<MessageStore, "startFresh">;
   skills: SkillCatalog;
   soul: () => SoulDeps;
+  /** /usage's ledger and config (memory.db opened on use). */
+  usage?: () => UsageDeps;
   /** This process's /background work, across chats; /stop ends it with the turns. */
   background: BackgroundTasks;
   /** One unattended turn outside the conversation's lane (it would hold up the chat); resolves with the reply. */
@@ -35,6 +39,8 @@ export type SlashContextDeps = {
   compact(
     key: ConversationKey,
   ): Promise<{ compacted: true; foldedMessages: number } | { compacted: false; reason: string }>;
+  /** The daemon's parts that commands reach: computer use, for /pause, /resume and its /confirm and /deny. */
+  parts?: { computerUse: { current(): ComputerUse | undefined } };
 };
 
 /** What a slash command may use, for one message: the app's services bound to where the command came from. */
@@ -46,6 +52,7 @@ export function createSlashContexts(deps: SlashContextDeps): (origin: SlashOrigi
     senderId: origin.senderId,
     commandAllowlist: origin.access?.commandAllowlist,
     approvals: deps.approvals,
+    computerUse: () => deps.parts?.computerUse.current(),
     sandbox: {
       status: () => deps.sandbox().status(),
       grant: async (path) => {
@@ -63,6 +70,7 @@ export function createSlashContexts(deps: SlashContextDeps): (origin: SlashOrigi
     startFresh: () => deps.store.startFresh(origin.conversation),
     skills: deps.skills,
     soul: deps.soul,
+    usage: deps.usage,
     // Detached work needs somewhere to post its result: chat channels only.
     background: origin.post && {
       tasks: deps.background,

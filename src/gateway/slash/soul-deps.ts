@@ -8,6 +8,7 @@ import type { Traces } from "../../observability/traces.ts";
 import type { RouterDeps } from "../../providers/router.ts";
 import type { Route } from "../../providers/routes.ts";
 import type { SqlDatabase } from "../../runtime/sqlite.ts";
+import { housekeepingScope, scopedRouter } from "../../usage/meter.ts";
 import { createSoulDrafts } from "./soul-drafts.ts";
 import type { SoulDrafts } from "./soul-drafts-contract.ts";
 
@@ -54,7 +55,7 @@ export function createSoulDeps(deps: {
       event("run_start");
       const result = await completeOnce({
         routes: deps.routes(),
-        router: deps.router,
+        router: scopedRouter(deps.router, housekeepingScope("soul_draft", session)),
         system,
         messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
       });

@@ -2,17 +2,21 @@ import { redact } from "../../observability/redact.ts";
 import type { Status } from "../../protocol/schemas.ts";
 import { type Html, html } from "../html.ts";
 import { definePage, type RunSummary } from "../page.ts";
+import type { UsageSpend } from "../usage-deps.ts";
 import { doctorTable } from "./doctor-rows.ts";
+import { spendLines } from "./usage.ts";
 
-/** The home page: the daemon, its providers, what needs attention (doctor's warn/fail rows) and recent job runs. */
+/** The home page: the daemon, its providers, what needs attention (doctor's warn/fail rows), spend and recent job runs. */
 export const dashboardPage = definePage({
   path: "/",
   title: "Home",
   async render(deps) {
-    const [status, report, runs] = await Promise.all([
+    const [status, report, runs, spend] = await Promise.all([
       deps.status().catch(() => undefined),
       deps.doctor(),
       deps.recentRuns(10).catch(() => [] as RunSummary[]),
+      // A ledger that cannot be read costs the home page one line, not the page.
+      deps.usage?.spend().catch(() => undefined),
     ]);
     const attention = report.rows.filter((row) => row.status !== "ok");
     return html`<section><h2>Daemon</h2>${daemon(status)}</section>
@@ -20,9 +24,17 @@ export const dashboardPage = definePage({
 <section><h2>Needs attention</h2>${
       attention.length ? doctorTable(attention, { links: true }) : html`<p class="ok">Nothing: every check passed.</p>`
     }<p><a href="/doctor">All doctor checks</a></p></section>
+${deps.usage ? spendSection(spend) : ""}
 <section><h2>Recent job runs</h2>${recentRuns(runs)}</section>`;
   },
 });
+
+/** Today's spend against the budget (`[fermix_core.budget]`), as `/usage` tells it. */
+function spendSection(spend: UsageSpend | undefined): Html {
+  return html`<section><h2>Spend</h2>${
+    spend ? spendLines(spend) : html`<p class="warn">Unknown: the usage ledger could not be read.</p>`
+  }<p><a href="/usage">Usage per day</a></p></section>`;
+}
 
 function daemon(status: Status | undefined): Html {
   if (!status) return html`<p class="fail">The daemon did not answer. Run <code>fermix status</code>.</p>`;

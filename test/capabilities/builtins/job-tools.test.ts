@@ -310,7 +310,7 @@ describe("update_job", () => {
     expect(await s.call(s.owner, "update_job", { job_id: job.id })).toMatchObject({
       isError: true,
       content:
-        "Provide at least one of task, schedule, description, skill_name, provider/model, or delivery to update.",
+        "Provide at least one of task, schedule, description, skill_name, provider/model, max_usd, or delivery to update.",
     });
     const timeout = await s.call(s.owner, "update_job", { job_id: job.id, timeout_seconds: 60 });
     expect(timeout.isError).toBe(true);
