@@ -49,6 +49,28 @@ export async function sample(
   return kept;
 }
 
+/**
+ * Runs `a` and `b` alternately (A B A B …): `warmup` discarded pairs, then `runs` measured pairs. Both then see
+ * the same machine load at each moment, which is what makes their ratio mean something on a busy machine.
+ * Each `once` throws on a run that did not do what it should.
+ */
+export async function sampleInterleaved<R>(
+  runs: number,
+  warmup: number,
+  a: () => Promise<R>,
+  b: () => Promise<R>,
+): Promise<{ a: R[]; b: R[] }> {
+  const kept = { a: [] as R[], b: [] as R[] };
+  for (let i = 0; i < warmup + runs; i++) {
+    const ranA = await a();
+    const ranB = await b();
+    if (i < warmup) continue;
+    kept.a.push(ranA);
+    kept.b.push(ranB);
+  }
+  return kept;
+}
+
 export type Stats = { median: number; p90: number };
 
 export function stats(values: number[]): Stats {

@@ -1,33 +1,39 @@
 /**
- * How much does fermix add on top of the model call itself? Times `fermix --version`, and `fermix ask "ping"`
- * with the daemon up and down, against a fake OpenAI Responses server that answers instantly, and compares
- * each ask with a bare curl of the very same request. Prints figures and PASS/MISS against the targets;
- * asserts nothing beyond "every run did what it should".
+ * How much does fermix add on top of what the runtime itself costs? Issue 31: every figure is a ratio to a floor
+ * compiled in the same run with the project's Bun (bench/_floors.ts), run interleaved with fermix (A B A B …) so
+ * both see the same machine load:
+ *
+ *   `fermix --version`              vs  a compiled program that prints one line          target ≤ 1.1×
+ *   `fermix ask --help`             vs  the same print-a-line program                    target ≤ 1.2×
+ *   `fermix ask "ping"`, daemon up  vs  a compiled program that POSTs the very request   target ≤ 1.2×
+ *   `fermix ask "ping"`, daemon down    fermix sent to the fake and reads the stream     target ≤ 1.5×
+ *
+ * The fake OpenAI Responses server answers instantly. Prints medians, p90s, the floors' own medians, the ratios
+ * and PASS/MISS; asserts nothing beyond "every run did what it should".
  *
  *   bun bench/ask-overhead.ts [--runs N] [--binary PATH]
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type FakeLlm, startFakeOpenAIResponses } from "../test/fake/llm.ts";
-import { benchBinary, benchRuns, type Run, type Stats, sample, startUntilReady, stats, timeRun } from "./_measure.ts";
+import { type FakeLlm, type RecordedRequest, startFakeOpenAIResponses } from "../test/fake/llm.ts";
+import { buildOneFetchFloor, buildPrintLineFloor, projectBun, replayOf } from "./_floors.ts";
+import { benchBinary, benchRuns, type Run, sampleInterleaved, startUntilReady, stats, timeRun } from "./_measure.ts";
 
 const KEY = "sk-bench-overhead";
 const WARMUP = 3;
-// Issue 12's budget (the first sessions' was 10 ms, 1.5× and 3×).
-const TARGET = { versionMs: 6, daemonUp: 1.2, daemonDown: 2 };
+// Issue 31's targets, as ratios of fermix's median to its floor's median in the same run.
+const TARGET = { version: 1.1, help: 1.2, daemonUp: 1.2, daemonDown: 1.5 };
+// Widths of the printed table's columns.
+const COLUMNS = [22, 18, 7, 13, 18, 7, 9, 9];
 
 const { values: flags } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { runs: { type: "string", default: "30" }, binary: { type: "string" } },
+  options: { runs: { type: "string", default: "15" }, binary: { type: "string" } },
 });
 const runs = benchRuns(flags.runs);
 const binary = benchBinary(flags.binary);
-if (!Bun.which("curl")) {
-  console.error("curl is not on PATH; it is the baseline every ask is compared with");
-  process.exit(1);
-}
 
 // A short temp root: the daemon's unix socket lives under FERMIX_HOME and socket paths stop at ~100 bytes.
 const root = await mkdtemp(join(tmpdir(), "fxb-"));
@@ -36,7 +42,9 @@ fake.setDefault({ kind: "text", text: "pong" });
 let stopDaemon: (() => Promise<number>) | undefined;
 
 try {
+  const floors = join(root, "floors");
   await mkdir(join(root, "home"));
+  await mkdir(floors);
   // Separate homes, so the daemon-down asks never trip over a socket file the daemon left behind.
   const envFor = (name: string): Record<string, string> => ({
     FERMIX_HOME: join(root, name),
@@ -46,119 +54,108 @@ try {
     PATH: "/usr/bin:/bin",
   });
   const spawnOpts = (name: string) => ({ env: envFor(name), cwd: root });
-  const ask = (name: string) => () => timeRun([binary, "ask", "ping"], spawnOpts(name));
+  const ask = (name: string) => counted(fake, () => timeRun([binary, "ask", "ping"], spawnOpts(name)), expectPong);
 
-  const version = await sample(runs, WARMUP, () => timeRun([binary, "--version"], spawnOpts("down")), expectOk);
+  const printLine = await buildPrintLineFloor(floors);
+  const floorA = () => timeRun([printLine], { cwd: root }).then(expectOk);
 
-  const down = await sampleAsk(fake, ask("down"));
-  const body = down.body;
+  // The first ask doubles as the capture of what fermix sends and as the first-run warm-up (memory.db etc.).
+  const sentDown = (await ask("down")()).request;
+  const fetchDown = await buildOneFetchFloor(floors, replayOf(sentDown, fake.baseUrl));
+  const floorB = (program: string) => counted(fake, () => timeRun([program], { cwd: root }), expectStream);
+
+  const pair = <R>(a: () => Promise<R>, b: () => Promise<R>) => sampleInterleaved(runs, WARMUP, a, b);
+  const version = await pair(() => timeRun([binary, "--version"], spawnOpts("down")).then(expectOk), floorA);
+  const help = await pair(() => timeRun([binary, "ask", "--help"], spawnOpts("down")).then(expectHelp), floorA);
+  const down = await pair(ask("down"), floorB(fetchDown));
 
   const daemon = await startUntilReady([binary, "run"], spawnOpts("up"), "listening on");
   stopDaemon = daemon.stop;
-  const up = await sampleAsk(fake, ask("up"));
+  const sentUp = (await ask("up")()).request;
+  // Replay what the daemon sends when that differs from the in-process ask, so each floor does the same work.
+  const sameBody = JSON.stringify(sentUp.body) === JSON.stringify(sentDown.body);
+  const fetchUp = sameBody ? fetchDown : await buildOneFetchFloor(floors, replayOf(sentUp, fake.baseUrl));
+  const up = await pair(ask("up"), floorB(fetchUp));
   stopDaemon = undefined;
   const daemonExit = await daemon.stop();
-  if (daemonExit !== 0) console.error(`note: the daemon exited ${daemonExit} on SIGTERM`);
-  if (JSON.stringify(up.body) !== JSON.stringify(body))
-    console.error("note: the daemon sent a different request body than the in-process ask; curl replays the latter");
 
-  // Replay the exact bytes fermix sent, with the headers a client minimally needs, as the floor to compare with.
-  const bodyFile = join(root, "body.json");
-  await writeFile(bodyFile, JSON.stringify(body));
-  const curlCmd = [
-    "curl",
-    "-s",
-    "-N",
-    "-X",
-    "POST",
-    "-H",
-    `authorization: Bearer ${KEY}`,
-    "-H",
-    "content-type: application/json",
-    "--data-binary",
-    `@${bodyFile}`,
-    `${fake.baseUrl}/responses`,
-  ];
-  const curl = await sampleRequests(
-    fake,
-    () => timeRun(curlCmd, { cwd: root }),
-    (run) => {
-      expectOk(run);
-      if (!run.stdout.includes("response.completed")) throw new Error(`curl got no completed stream:\n${run.stdout}`);
-    },
-  );
-
-  const curlStats = stats(curl.runs.map((r) => r.ms));
-  const versionStats = stats(version.map((r) => r.ms));
-  console.log(`fermix ${version[0]!.stdout.trim()} (${binary}), ${runs} runs each after ${WARMUP} warm-up runs`);
-  console.log(`times are spawn→exit wall time; "req @" is the median time from spawn to the fake receiving the body`);
+  console.log(`fermix ${version.a[0]!.stdout.trim()} (${binary})`);
+  console.log(`floors compiled with ${projectBun()} (Bun ${Bun.version} runs this bench)`);
+  console.log(`${runs} interleaved pairs (fermix, floor) per figure after ${WARMUP} warm-up pairs`);
+  console.log(`times are spawn→exit wall time; "req @" is the median time from spawn to the fake having the body`);
+  console.log(`request body fermix sent: ${sentDown.bytes} bytes in process, ${sentUp.bytes} bytes from the daemon`);
+  if (daemonExit !== 0) console.log(`note: the daemon exited ${daemonExit} on SIGTERM`);
   console.log();
-  printRow(
-    "fermix --version",
-    versionStats,
-    "",
-    `target < ${TARGET.versionMs} ms`,
-    versionStats.median < TARGET.versionMs,
-  );
-  printRow("curl (same request)", curlStats, reqAt(curl), "", undefined);
-  for (const [label, result, target] of [
-    ["ask, daemon up", up, TARGET.daemonUp],
-    ["ask, daemon down", down, TARGET.daemonDown],
-  ] as const) {
-    const s = stats(result.runs.map((r) => r.ms));
-    const ratio = s.median / curlStats.median;
-    printRow(label, s, reqAt(result), `ratio ${ratio.toFixed(2)}× curl  target ≤ ${target}×`, ratio <= target);
-  }
+  printHeader();
+  printRow("fermix --version", version, "print a line", TARGET.version);
+  printRow("fermix ask --help", help, "print a line", TARGET.help);
+  printRow("ask ping, daemon up", up, "one fetch", TARGET.daemonUp);
+  printRow("ask ping, daemon down", down, "one fetch", TARGET.daemonDown);
 } finally {
   if (stopDaemon) await stopDaemon().catch(() => {});
   await fake.close();
   await rm(root, { recursive: true, force: true });
 }
 
-type Sampled = { runs: Run[]; reqAt: number[]; body: unknown };
+type Hit = Run & { request: RecordedRequest; reqAt: number };
 
-/** Samples a command that must make exactly one request to the fake per run, and records when it arrived. */
-async function sampleRequests(fake: FakeLlm, once: () => Promise<Run>, check: (run: Run) => void): Promise<Sampled> {
-  const reqAt: number[] = [];
-  let body: unknown;
-  const counted = async () => {
+/** Wraps a run that must make exactly one request to the fake, and records that request and when it arrived. */
+function counted(fake: FakeLlm, once: () => Promise<Run>, check: (run: Run) => Run): () => Promise<Hit> {
+  return async () => {
     const before = fake.requests.length;
-    const run = await once();
-    check(run);
+    const run = check(await once());
     const sent = fake.requests.slice(before);
     if (sent.length !== 1) throw new Error(`expected 1 request to the fake per run, saw ${sent.length}`);
-    body ??= sent[0]!.body;
-    reqAt.push(sent[0]!.receivedAt - run.startedAt);
-    return run;
+    return { ...run, request: sent[0]!, reqAt: sent[0]!.receivedAt - run.startedAt };
   };
-  const measured = await sample(runs, WARMUP, counted);
-  // reqAt also holds the warm-up runs; keep only the measured tail.
-  return { runs: measured, reqAt: reqAt.slice(WARMUP), body };
 }
 
-function sampleAsk(fake: FakeLlm, once: () => Promise<Run>): Promise<Sampled> {
-  return sampleRequests(fake, once, (run) => {
-    expectOk(run);
-    if (run.stdout.trim() !== "pong") throw new Error(`ask printed ${JSON.stringify(run.stdout)}, expected "pong"`);
-  });
-}
-
-function expectOk(run: Run) {
+function expectOk(run: Run): Run {
   if (run.code !== 0) throw new Error(`exit ${run.code}:\n${run.stderr}`);
+  return run;
 }
 
-function reqAt(result: Sampled): string {
-  return `req @ ${stats(result.reqAt).median.toFixed(0)} ms`;
+function expectHelp(run: Run): Run {
+  if (!expectOk(run).stdout.includes("Usage")) throw new Error(`ask --help printed no usage:\n${run.stdout}`);
+  return run;
 }
 
-function printRow(label: string, s: Stats, extra: string, target: string, pass: boolean | undefined) {
-  const cells = [
-    label.padEnd(22),
-    `median ${s.median.toFixed(1).padStart(6)} ms`,
-    `p90 ${s.p90.toFixed(1).padStart(6)} ms`,
-    extra.padEnd(12),
-    target.padEnd(34),
-    pass === undefined ? "" : pass ? "PASS" : "MISS",
-  ];
-  console.log(cells.join("  ").trimEnd());
+function expectPong(run: Run): Run {
+  if (expectOk(run).stdout.trim() !== "pong") throw new Error(`ask printed ${JSON.stringify(run.stdout)}, not pong`);
+  return run;
+}
+
+function expectStream(run: Run): Run {
+  if (!expectOk(run).stdout.includes("response.completed"))
+    throw new Error(`the one-fetch floor got no completed stream:\n${run.stdout}`);
+  return run;
+}
+
+function printHeader() {
+  const head = ["figure", "fermix median/p90", "req @", "floor", "floor median/p90", "req @", "ratio", "target"];
+  console.log(
+    head
+      .map((cell, i) => cell.padEnd(COLUMNS[i]!))
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+function printRow(label: string, pair: { a: Run[]; b: Run[] }, floor: string, target: number) {
+  const fermix = stats(pair.a.map((r) => r.ms));
+  const base = stats(pair.b.map((r) => r.ms));
+  const ratio = fermix.median / base.median;
+  const times = (s: { median: number; p90: number }) => `${s.median.toFixed(1)} / ${s.p90.toFixed(1)} ms`;
+  const reqAt = (runs: Run[]) => {
+    const at = runs.flatMap((r) => ("reqAt" in r ? [r.reqAt as number] : []));
+    return at.length ? `${stats(at).median.toFixed(1)} ms` : "—";
+  };
+  const cells = [label, times(fermix), reqAt(pair.a), floor, times(base), reqAt(pair.b)];
+  cells.push(`${ratio.toFixed(3)}×`, `≤ ${target}×`, ratio <= target ? "PASS" : "MISS");
+  console.log(
+    cells
+      .map((cell, i) => cell.padEnd(COLUMNS[i] ?? 0))
+      .join("  ")
+      .trimEnd(),
+  );
 }

@@ -1,32 +1,45 @@
 /**
  * How much memory does an idle daemon hold? Starts `fermix run` against a fake OpenAI Responses server and
  * prints its resident memory (split into anonymous and file-backed pages) after boot, after one `ask ping` and
- * after five more, with the size of the ask's request body. Target (issue 12): ≤ 50 MB after one ask, request
- * ≤ 10 KB.
+ * after five more, with the size of the ask's request body; then fires `--queued` (1,000) asks at once through the
+ * socket, `--batch` (100) connections opened at a time, waits for all and prints the RSS right after and once it
+ * settles. Targets (issue 31): ≤ 50 MB after boot and after one ask, settling within 1.5× of boot after the
+ * queued turns; (issue 12) request ≤ 10 KB.
  *
  * Most of a Bun binary's resident memory is pages of the executable itself, and how many of those a page fault
  * maps depends on what the page cache holds (fault-around): a binary just written by the build reads ~5 MB
  * higher than one read cold. Run as root, the bench drops the page cache first (`--cold`, the default when it
  * can) so two binaries are compared alike; otherwise compare binaries built and run the same way.
  *
- *   bun bench/daemon-rss.ts [--binary PATH] [--warm]
+ *   bun bench/daemon-rss.ts [--binary PATH] [--warm] [--queued N] [--batch N]
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { fermixPaths } from "../src/config/paths.ts";
+import { createDaemonClient } from "../src/protocol/client.ts";
 import { startFakeOpenAIResponses } from "../test/fake/llm.ts";
-import { benchBinary, startUntilReady } from "./_measure.ts";
+import { benchBinary, benchRuns, startUntilReady } from "./_measure.ts";
 
 const KEY = "sk-bench-rss";
-const TARGET = { afterAskMb: 50, requestBytes: 10 * 1024 };
+const TARGET = { rssMb: 50, requestBytes: 10 * 1024, settledOfBoot: 1.5 };
+// How long the RSS may take to come back down after the queued turns before it counts as not settling.
+const SETTLE_MS = 15_000;
 
 const { values: flags } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { binary: { type: "string" }, warm: { type: "boolean", default: false } },
+  options: {
+    binary: { type: "string" },
+    warm: { type: "boolean", default: false },
+    queued: { type: "string", default: "1000" },
+    batch: { type: "string", default: "100" },
+  },
 });
 const binary = benchBinary(flags.binary);
+const queued = benchRuns(flags.queued);
+const batch = benchRuns(flags.batch);
 
 const root = await mkdtemp(join(tmpdir(), "fxm-"));
 const fake = await startFakeOpenAIResponses({ apiKey: KEY });
@@ -61,12 +74,22 @@ try {
   await Bun.sleep(500);
   const afterSix = memory(pid);
 
+  const queuedTurns = await askQueued(createDaemonClient(fermixPaths(env.FERMIX_HOME).socket), queued, batch);
+  const afterQueued = memory(pid);
+  const settled = await settle(pid, boot.total * TARGET.settledOfBoot);
+
   console.log(`fermix daemon (${binary}), page cache ${cold ? "dropped first (cold)" : "as it was (warm)"}`);
-  console.log(`  after boot        ${boot}`);
-  console.log(
-    `  after one ask     ${afterOne}  ${verdict(afterOne.total <= TARGET.afterAskMb, `≤ ${TARGET.afterAskMb} MB`)}`,
-  );
+  const underTarget = (m: Memory) => verdict(m.total <= TARGET.rssMb, `≤ ${TARGET.rssMb} MB`);
+  console.log(`  after boot        ${boot}  ${underTarget(boot)}`);
+  console.log(`  after one ask     ${afterOne}  ${underTarget(afterOne)}`);
   console.log(`  after six asks    ${afterSix}`);
+  console.log(
+    `  after ${queued} queued turns (${batch} at a time; ${queuedTurns} answered pong, ${queued - queuedTurns} not)`,
+  );
+  console.log(`    right after     ${afterQueued}`);
+  const bound = `≤ ${TARGET.settledOfBoot}× boot (${(boot.total * TARGET.settledOfBoot).toFixed(1)} MB)`;
+  const settledIn = settled.inMs === undefined ? `not within ${SETTLE_MS / 1000} s` : `after ${settled.inMs} ms`;
+  console.log(`    settled         ${settled.memory}  ${settledIn}  ${verdict(settled.inMs !== undefined, bound)}`);
   console.log(
     `  ask ping request  ${(requestBytes / 1024).toFixed(1)} KB  ${verdict(requestBytes <= TARGET.requestBytes, "≤ 10 KB")}`,
   );
@@ -74,6 +97,39 @@ try {
   if (stop) await stop().catch(() => {});
   await fake.close();
   await rm(root, { recursive: true, force: true });
+}
+
+/**
+ * Starts `n` asks through the daemon's socket without waiting for any answer, `batch` at a time with a turn of the
+ * event loop between batches (waves, not one burst into the accept backlog), then waits for all of them. Bun's
+ * fetch keeps at most 256 requests in flight (BUN_CONFIG_MAX_HTTP_REQUESTS); the rest wait in this process.
+ * Returns how many answered "pong".
+ */
+async function askQueued(client: ReturnType<typeof createDaemonClient>, n: number, batch: number): Promise<number> {
+  const answers: Promise<boolean>[] = [];
+  for (let started = 0; started < n; started += batch) {
+    const wave = Array.from({ length: Math.min(batch, n - started) }, () =>
+      client.ask({ text: "ping" }).then(
+        (done) => done.response.trim() === "pong",
+        () => false,
+      ),
+    );
+    answers.push(...wave);
+    await Bun.sleep(0);
+  }
+  return (await Promise.all(answers)).filter(Boolean).length;
+}
+
+/** Samples the RSS every 250 ms until it is at most `boundMb` or SETTLE_MS have passed; the last sample either way. */
+async function settle(pid: number, boundMb: number): Promise<{ memory: Memory; inMs: number | undefined }> {
+  const t0 = performance.now();
+  for (;;) {
+    const m = memory(pid);
+    const elapsed = performance.now() - t0;
+    if (m.total <= boundMb) return { memory: m, inMs: Math.round(elapsed) };
+    if (elapsed >= SETTLE_MS) return { memory: m, inMs: undefined };
+    await Bun.sleep(250);
+  }
 }
 
 type Memory = { total: number; anon: number; file: number; toString(): string };
