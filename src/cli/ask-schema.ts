@@ -11,20 +11,6 @@ import { writeOut } from "./output.ts";
 /** The answer still misses the schema after its one repair: exit 4, the failing paths on stderr. */
 export const SchemaMismatch = defineError("schema_mismatch");
 
-/** The ask options this file owns; ask.ts spreads them into its declaration. */
-export const schemaArgs = {
-  schema: {
-    type: "string",
-    valueHint: "SCHEMA",
-    description: "answer as JSON matching SCHEMA: inline JSON Schema, a file, or concise ('name, age int, bio: …')",
-  },
-  "schema-multi": {
-    type: "string",
-    valueHint: "SCHEMA",
-    description: 'answer {"items": [...]}, each item matching SCHEMA',
-  },
-} as const;
-
 /**
  * The JSON Schema `--schema` or `--schema-multi` stands for, checked by the validator before any request is
  * sent; undefined when neither is given. A value that starts with `{` is inline JSON, an existing file is

@@ -5,26 +5,6 @@ import type { ParsedArgs } from "./args.ts";
 import { EXIT, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
 
-/** The ask options for scripts that this file owns (issue 28); ask.ts spreads them into its declaration. */
-export const scriptArgs = {
-  attach: {
-    type: "string",
-    alias: "a",
-    valueHint: "PATH",
-    description: "attach a PNG, JPEG, GIF, WebP (up to 20 MiB) or PDF; repeatable; - reads it from stdin",
-  },
-  continue: { type: "boolean", alias: "c", description: "continue the most recent ask session" },
-  system: { type: "string", valueHint: "TEXT", description: "add TEXT to the instructions, for this ask only" },
-  tools: { type: "string", valueHint: "A,B", description: "offer only these built-in tools" },
-  "no-tools": { type: "boolean", description: "offer no tools at all (a plain completion)" },
-  extract: { type: "boolean", alias: "x", description: "print only the first fenced code block of the answer" },
-  "extract-last": { type: "boolean", description: "print only the last fenced code block" },
-  usage: { type: "boolean", alias: "u", description: "print the token usage on stderr after the answer" },
-} as const;
-
-/** The options that may repeat (command.ts `meta.repeatable`). */
-export const SCRIPT_REPEATABLE = ["attach"] as const;
-
 /** Which block `-x` / `--extract-last` wants; undefined without either. */
 export function extractWanted(args: ParsedArgs): "first" | "last" | undefined {
   if (args.extract === true && args["extract-last"] === true) {

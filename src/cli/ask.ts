@@ -1,29 +1,44 @@
-import * as v from "valibot";
-import { processEnv } from "../config/env.ts";
-import { fermixPaths, resolveHome } from "../config/paths.ts";
-import { FermixError } from "../error.ts";
-import { redact } from "../observability/redact.ts";
-import { createDaemonClient, NOT_RUNNING } from "../protocol/client.ts";
-import { type AskDone, AskRequest } from "../protocol/schemas.ts";
-import { NO_USAGE } from "./_ask-usage.ts";
-import type { ParsedArgs } from "./args.ts";
-import { printSchemaAnswer, schemaArgs, schemaFromArgs } from "./ask-schema.ts";
-import {
-  attachesStdin,
-  extractWanted,
-  printAfterAnswer,
-  SCRIPT_REPEATABLE,
-  scriptArgs,
-  scriptFields,
-} from "./ask-script.ts";
 import { defineCommand } from "./command.ts";
-import { asFermixError, exitCodeFor, UsageError } from "./exit.ts";
-import { writeErr, writeOut } from "./output.ts";
-import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
 
-export const DEFAULT_TIMEOUT_MS = 300_000;
-/** How long a signalled in-process ask gives its plugin servers to stop before they are killed outright. */
-const SIGNAL_GRACE_MS = 2_000;
+/*
+ * `fermix ask`'s declaration, its options included (those that ask-schema.ts and ask-script.ts read as well).
+ * Its help and its argument parsing need nothing more, so what it does when it runs (ask-run.ts: the protocol,
+ * the socket client, the in-process turn) is imported only then, and so is each of those files.
+ */
+
+/** The options ask-schema.ts reads (`--schema`, `--schema-multi`). */
+const schemaArgs = {
+  schema: {
+    type: "string",
+    valueHint: "SCHEMA",
+    description: "answer as JSON matching SCHEMA: inline JSON Schema, a file, or concise ('name, age int, bio: …')",
+  },
+  "schema-multi": {
+    type: "string",
+    valueHint: "SCHEMA",
+    description: 'answer {"items": [...]}, each item matching SCHEMA',
+  },
+} as const;
+
+/** The options for scripts that ask-script.ts reads (issue 28). */
+const scriptArgs = {
+  attach: {
+    type: "string",
+    alias: "a",
+    valueHint: "PATH",
+    description: "attach a PNG, JPEG, GIF, WebP (up to 20 MiB) or PDF; repeatable; - reads it from stdin",
+  },
+  continue: { type: "boolean", alias: "c", description: "continue the most recent ask session" },
+  system: { type: "string", valueHint: "TEXT", description: "add TEXT to the instructions, for this ask only" },
+  tools: { type: "string", valueHint: "A,B", description: "offer only these built-in tools" },
+  "no-tools": { type: "boolean", description: "offer no tools at all (a plain completion)" },
+  extract: { type: "boolean", alias: "x", description: "print only the first fenced code block of the answer" },
+  "extract-last": { type: "boolean", description: "print only the last fenced code block" },
+  usage: { type: "boolean", alias: "u", description: "print the token usage on stderr after the answer" },
+} as const;
+
+/** The options that may repeat (command.ts `meta.repeatable`). */
+const SCRIPT_REPEATABLE = ["attach"] as const;
 
 export default defineCommand({
   meta: {
@@ -76,142 +91,6 @@ export default defineCommand({
     ...scriptArgs,
   },
   async run({ args }) {
-    const json = args.json === true;
-    let printed = false;
-    try {
-      const extract = extractWanted(args);
-      // An extracted block is known only once the whole answer is in, so nothing streams.
-      const streaming = !json && !extract && (await isCharacterDevice(1));
-      const request = await buildRequest(args);
-      const onText = streaming
-        ? (delta: string) => {
-            printed = true;
-            void writeOut(delta);
-          }
-        : undefined;
-      // Approval requests and other notices are for the person, never part of the answer on stdout.
-      const onNotice = (text: string) => void writeErr(`${text}\n`);
-      if (request.schema) {
-        // A structured answer is validated whole before it is printed, so nothing streams; a repair turn waits
-        // for the first in-process ask to finish closing.
-        const daemonFlag = args.daemon as boolean | undefined;
-        const ask = (r: AskRequest) => finishing.then(() => deliver(r, daemonFlag, { onNotice }));
-        if (extract) throw UsageError("ask: --schema prints the JSON alone; it does not go with --extract");
-        const done = await printSchemaAnswer(
-          { ...request, schema: request.schema },
-          { json, pretty: streaming, deliver: ask },
-        );
-        const code = await printAfterAnswer(done, { usage: args.usage === true });
-        await finishing;
-        return code;
-      }
-      const done = await deliver(request, args.daemon as boolean | undefined, { onText, onNotice });
-      if (json) {
-        const truncated = done.truncated ? { truncated: true } : {};
-        const usage = { usage: done.usage ?? NO_USAGE };
-        const out = { status: "ok", response: done.response, session_id: done.session_id, ...truncated, ...usage };
-        await writeOut(`${JSON.stringify(out)}\n`);
-      } else if (streaming && printed) await writeOut("\n");
-      else if (!extract) await writeOut(`${done.response}\n`);
-      // The answer stays whole on stdout; that it is cut short is said beside it, never silently.
-      if (done.truncated) await writeErr(`${truncationNote(done)}\n`);
-      const code = await printAfterAnswer(done, { extract, usage: args.usage === true });
-      await finishing;
-      return code;
-    } catch (err) {
-      const error = asFermixError(err);
-      if (printed) await writeOut("\n");
-      if (json) {
-        const shown = error.code === NOT_RUNNING ? NOT_RUNNING : redact(error.message);
-        await writeOut(`${JSON.stringify({ status: "error", error: shown, code: error.code })}\n`);
-      } else {
-        await writeErr(`fermix: ${redact(error.message)}\n`);
-      }
-      await finishing;
-      return exitCodeFor(error);
-    }
+    return (await import("./ask-run.ts")).runAsk(args);
   },
 });
-
-/** What a cut answer means and how to get the rest: the session continues where the answer stopped. */
-export function truncationNote(done: Pick<AskDone, "provider" | "model" | "session_id">): string {
-  return (
-    `fermix: the answer was cut at the model's output limit (${done.provider} ${done.model}); ` +
-    `for the rest, ask it to continue: fermix ask -s ${done.session_id} "continue" (or ask for a shorter answer)`
-  );
-}
-
-export async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
-  const words = args._.join(" ");
-  // `-a -` makes stdin an attachment, read as bytes; it is then not the question's text.
-  const mode: StdinMode =
-    args.stdin === false || attachesStdin(args) ? "ignore" : args.stdin === true ? "wait" : "auto";
-  const piped = await readStdin(mode, words.trim().length > 0, (line) => void writeErr(`${line}\n`));
-  const text = [words, piped].filter((part) => part && part.trim().length > 0).join("\n\n");
-  if (!text) throw UsageError("ask: nothing to ask — give words, or pipe text on stdin");
-
-  let timeout = DEFAULT_TIMEOUT_MS;
-  if (args.timeout !== undefined) {
-    timeout = Number(args.timeout);
-    if (!Number.isInteger(timeout) || timeout <= 0)
-      throw UsageError("ask: --timeout takes a whole number of milliseconds");
-  }
-  const parsed = v.safeParse(AskRequest, {
-    ...(await scriptFields(args)),
-    text,
-    ...(args.session !== undefined ? { session_id: args.session } : {}),
-    cwd: process.cwd(),
-    provider: args.provider,
-    model: args.model,
-    schema: await schemaFromArgs(args),
-    timeout_ms: timeout,
-  });
-  if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const field = issue.path?.map((p) => String(p.key)).join(".");
-    throw UsageError(`ask: ${field === "session_id" ? "--session" : (field ?? "input")}: ${issue.message}`);
-  }
-  return parsed.output;
-}
-
-/**
- * Through the daemon when it answers; otherwise the same turn in this process against the same
- * FERMIX_HOME. `--daemon` makes a missing daemon an error (exit 3) instead.
- */
-/** In-process asks leave follow-up work (compaction) running after the reply; the CLI waits for it before exit. */
-let finishing: Promise<void> = Promise.resolve();
-
-async function deliver(
-  request: AskRequest,
-  daemonFlag: boolean | undefined,
-  callbacks: { onText?: (delta: string) => void; onNotice: (text: string) => void },
-): Promise<AskDone> {
-  const env = processEnv();
-  const paths = fermixPaths(resolveHome(env));
-  if (daemonFlag !== false) {
-    // Connecting is the test: a missing or stale socket fails at once with not_running.
-    try {
-      return await createDaemonClient(paths.socket).ask(request, callbacks);
-    } catch (err) {
-      if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
-    }
-  }
-  const [{ createApp }, { askLocally }, { exitOnTerminationSignals }] = await Promise.all([
-    import("../app.ts"),
-    import("../gateway/local-ask.ts"),
-    import("./termination.ts"),
-  ]);
-  const app = await createApp({ env });
-  // A signal cancels the turn and stops the plugin servers this ask started before the process goes.
-  const cancel = new AbortController();
-  exitOnTerminationSignals(async () => {
-    cancel.abort(new Error("interrupted"));
-    await app.close();
-  }, SIGNAL_GRACE_MS);
-  try {
-    return await askLocally(app, request, { ...callbacks, signal: cancel.signal });
-  } finally {
-    // The answer is printed by the caller; work that follows a reply (compaction) finishes before exit.
-    finishing = app.idle().finally(() => app.close());
-  }
-}

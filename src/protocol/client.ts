@@ -1,58 +1,31 @@
-import { createParser } from "eventsource-parser";
 import * as v from "valibot";
-import { FermixError, fromSerialized } from "../error.ts";
-import { unixFetch } from "../runtime/http.ts";
-import { MAX_ASK_BODY_BYTES } from "./ask-parts.ts";
+import { FermixError } from "../error.ts";
+import { askOverSocket } from "./ask-client.ts";
 import type { DaemonClient } from "./daemon-client-contract.ts";
 import {
-  type ApprovalRequest,
-  AskDone,
-  AskNotice,
-  type AskRequest,
-  AskText,
   ChannelsReport,
-  ErrorBody,
   Health,
   Hello,
   JobAnswer,
   JobList,
   JobRemoved,
   PluginsReport,
-  PROTOCOL_HEADER,
-  PROTOCOL_VERSION,
   RunAnswer,
   RunList,
   SkillReloadReport,
   Status,
 } from "./schemas.ts";
+import { socketSender } from "./socket-send.ts";
 
 /** Raised when nothing answers on the socket; the CLI maps it to exit 3. */
-export const NOT_RUNNING = "not_running";
+export { NOT_RUNNING } from "./socket-send.ts";
 
 /**
  * The typed client for the daemon's socket. It imports only the protocol, so CLI verbs that talk to
  * the daemon stay fast to start.
  */
 export function createDaemonClient(socketPath: string): DaemonClient {
-  const base = "http://fermix";
-  const socketFetch = unixFetch(socketPath);
-
-  async function send(path: string, init: RequestInit = {}): Promise<Response> {
-    let response: Response;
-    try {
-      response = await socketFetch(`${base}${path}`, {
-        ...init,
-        headers: { [PROTOCOL_HEADER]: String(PROTOCOL_VERSION), ...(init.headers as Record<string, string>) },
-      });
-    } catch (err) {
-      if ((err as Error)?.name === "AbortError") throw err;
-      throw new FermixError(NOT_RUNNING, "not running", { socket: socketPath });
-    }
-    if (!response.ok && !response.headers.get("content-type")?.includes("text/event-stream")) {
-      throw await errorFrom(response);
-    }
-    return response;
-  }
+  const send = socketSender(socketPath);
 
   async function json<T>(schema: v.GenericSchema<unknown, T>, path: string, init?: RequestInit): Promise<T> {
     const response = await send(path, init);
@@ -90,43 +63,7 @@ export function createDaemonClient(socketPath: string): DaemonClient {
     reloadPlugins: (opts: { devLocal?: boolean } = {}) =>
       json(PluginsReport, `/v1/plugins/reload${opts.devLocal ? "?dev_local=1" : ""}`, { method: "POST" }),
 
-    async ask(
-      request: AskRequest,
-      opts: {
-        signal?: AbortSignal;
-        onText?: (delta: string) => void;
-        onNotice?: (text: string, approval?: ApprovalRequest) => void;
-      } = {},
-    ): Promise<AskDone> {
-      const response = await send("/v1/ask", {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify(request),
-        signal: opts.signal,
-      });
-      let done: AskDone | undefined;
-      let failure: FermixError | undefined;
-      const parser = createParser({
-        onEvent(event) {
-          const data = JSON.parse(event.data);
-          if (event.event === "text") opts.onText?.(v.parse(AskText, data).delta);
-          else if (event.event === "notice") {
-            const notice = v.parse(AskNotice, data);
-            opts.onNotice?.(notice.text, notice.approval);
-          } else if (event.event === "done") done = v.parse(AskDone, data);
-          else if (event.event === "error") failure = fromSerialized(v.parse(ErrorBody, data));
-        },
-      });
-      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-      while (true) {
-        const { done: eof, value } = await reader.read();
-        if (eof) break;
-        parser.feed(value);
-      }
-      if (failure) throw failure;
-      if (!done) throw new FermixError("protocol_error", "the daemon closed the answer before it finished");
-      return done;
-    },
+    ask: (request, opts) => askOverSocket(send, request, opts),
   };
 }
 
@@ -136,19 +73,4 @@ function query(params: Record<string, string | number | undefined>): string {
   for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
   const text = search.toString();
   return text ? `?${text}` : "";
-}
-
-async function errorFrom(response: Response): Promise<FermixError> {
-  // The server refuses an oversized body before any route sees it, so the answer carries no error body of ours.
-  if (response.status === 413) {
-    return new FermixError(
-      "request_too_large",
-      `the request is larger than the daemon takes (${Math.floor(MAX_ASK_BODY_BYTES / 1024 / 1024)} MiB); attach fewer or smaller files`,
-      { limit: MAX_ASK_BODY_BYTES },
-    );
-  }
-  const body = await response.json().catch(() => undefined);
-  const parsed = v.safeParse(v.object({ error: ErrorBody }), body);
-  if (parsed.success) return fromSerialized(parsed.output.error);
-  return new FermixError("protocol_error", `the daemon answered HTTP ${response.status}`);
 }
