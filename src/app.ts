@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { createCompactor, observeCompaction } from "./agent/compaction-observer.ts";
 import { createDelegation } from "./agent/delegation.ts";
 import { traceFailovers } from "./agent/failover-traces.ts";
+import { collectWhenIdle } from "./agent/idle-collection.ts";
 import { reviewAfterTurns } from "./agent/memory-review-subsystem.ts";
 import { readPromptFiles, reconcileAgentName, seedPromptFiles } from "./agent/prompt-files.ts";
 import type { ToolEnvironment } from "./agent/turn.ts";
@@ -168,6 +169,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   traceFailovers(events, traces);
   observeCompaction(events, { compact, enabled: compaction?.enabled !== false, log: log.withTag("compaction") });
   if (deps.backgroundReview) reviewAfterTurns(events, parts.memoryReview, log.withTag("memory"));
+  if (role === "daemon") collectWhenIdle(events, lanes);
   const partFailed = (verb: string) => (part: { name: string }, err: Error) =>
     log.error(`${part.name} did not ${verb}: ${err.message}`);
   const app: App = {

@@ -1,4 +1,4 @@
-import { inflateSync } from "node:zlib";
+import { nodeModule } from "../runtime/host.ts";
 import type { RawImage } from "./driver-contract.ts";
 
 /**
@@ -29,7 +29,7 @@ export function decodePng(png: Uint8Array): RawImage {
     at += 12 + length;
   }
   if (!width || !height) throw new Error("decodePng: no IHDR chunk");
-  const raw = inflateSync(concat(idat));
+  const raw = nodeModule<typeof import("node:zlib")>("node:zlib").inflateSync(concat(idat));
   const stride = width * channels;
   if (raw.length < (stride + 1) * height) throw new Error("decodePng: the image data is shorter than its size says");
   const pixels = unfilter(raw, stride, height, channels);

@@ -1,4 +1,4 @@
-import { deflateSync } from "node:zlib";
+import { nodeModule } from "../runtime/host.ts";
 import type { RawImage } from "./driver-contract.ts";
 
 /**
@@ -27,7 +27,7 @@ export function encodePng(image: RawImage): Uint8Array {
   return concat([
     PNG_SIGNATURE,
     chunk("IHDR", header),
-    chunk("IDAT", deflateSync(raw, { level: 6 })),
+    chunk("IDAT", zlib().deflateSync(raw, { level: 6 })),
     chunk("IEND", new Uint8Array(0)),
   ]);
 }
@@ -45,7 +45,12 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
-const CRC_TABLE = (() => {
+// node:zlib and the table are made on the first screenshot: at the top they would be a daemon's boot work (the
+// tool's module loads with the registry) for a feature that is off unless asked for.
+const zlib = () => nodeModule<typeof import("node:zlib")>("node:zlib");
+
+let crcTable: Uint32Array | undefined;
+function makeCrcTable(): Uint32Array {
   const table = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
     let c = n;
@@ -53,12 +58,14 @@ const CRC_TABLE = (() => {
     table[n] = c >>> 0;
   }
   return table;
-})();
+}
 
 /** The CRC-32 PNG (and zlib, gzip) use: polynomial 0xEDB88320, reflected. */
 export function crc32(bytes: Uint8Array): number {
+  crcTable ??= makeCrcTable();
+  const table = crcTable;
   let c = 0xffffffff;
-  for (const byte of bytes) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
+  for (const byte of bytes) c = table[(c ^ byte) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
 

@@ -1,7 +1,7 @@
-import { inspect } from "node:util";
 import { isFermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import type { Traces } from "../observability/traces.ts";
+import { nodeModule } from "../runtime/host.ts";
 
 // The daemon's one policy for an error nothing handled (issue 26): an unhandled rejection or an uncaught exception
 // anywhere used to end every channel, job and turn at once (the runtime's default is to exit). Now each is logged
@@ -132,6 +132,8 @@ export function createFaultPolicy(deps: FaultPolicyDeps): FaultPolicy {
 /** A rejection may carry anything (`Promise.reject("x")`, undefined): an Error's stack, else what it was. */
 function stackOf(err: unknown): string {
   if (err instanceof Error) return err.stack ?? `${err.name}: ${err.message}`;
+  // node:util loads here, on the first such value, not with every daemon's boot.
+  const { inspect } = nodeModule<typeof import("node:util")>("node:util");
   return `a non-error value: ${inspect(err, { depth: 2, breakLength: Number.POSITIVE_INFINITY })}`;
 }
 

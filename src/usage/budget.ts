@@ -34,16 +34,16 @@ export function createBudget(deps: BudgetDeps): Budget {
     };
     return { timezone, daily: line("daily", limits.daily_usd), monthly: line("monthly", limits.monthly_usd) };
   };
+  const limited = () => {
+    const limits = deps.config().fermix_core?.budget;
+    return limits?.daily_usd !== undefined || limits?.monthly_usd !== undefined;
+  };
   return {
     status,
     guard(request) {
-      const current = status();
-      for (const line of [current.daily, current.monthly]) {
-        if (line.limitUsd !== undefined && line.spentUsd >= line.limitUsd) {
-          const limited = { ...line, limitUsd: line.limitUsd };
-          throw BudgetExceeded(refusalSentence(limited, request, current.timezone), { scope: line.period });
-        }
-      }
+      // With no limit there is nothing to refuse: no period windows in the owner's zone (the first one loads ICU's
+      // time zone data, megabytes an unlimited daemon never needs) and no sums of the ledger before every call.
+      if (limited()) refuseOverLimit(status(), request);
       const run = request.run;
       if (!run) return;
       const rows = deps.ledger().summarize({ since: run.since, by: "job" }).rows;
@@ -51,6 +51,7 @@ export function createBudget(deps: BudgetDeps): Budget {
       if (spent >= run.maxUsd) throw BudgetExceeded(runRefusalSentence(run, spent), { scope: "job_run" });
     },
     takeNotices() {
+      if (!limited()) return [];
       const current = status();
       const due: string[] = [];
       for (const line of [current.daily, current.monthly]) {
@@ -64,6 +65,15 @@ export function createBudget(deps: BudgetDeps): Budget {
       return due;
     },
   };
+}
+
+function refuseOverLimit(current: BudgetStatus, request: Parameters<Budget["guard"]>[0]): void {
+  for (const line of [current.daily, current.monthly]) {
+    if (line.limitUsd !== undefined && line.spentUsd >= line.limitUsd) {
+      const limited = { ...line, limitUsd: line.limitUsd };
+      throw BudgetExceeded(refusalSentence(limited, request, current.timezone), { scope: line.period });
+    }
+  }
 }
 
 /**

@@ -1,77 +1,48 @@
 import type { App } from "../app-contract.ts";
 import type { Env } from "../config/env.ts";
 import { DEFAULT_WEB_PORT } from "../config/sections/web.ts";
+import { createLoopbackListener } from "../net/loopback-listener.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
-import type { UsageLedger } from "../usage/ledger-contract.ts";
-import { createCardsDeps } from "./cards-deps.ts";
-import { createChannelsWeb } from "./channel-deps.ts";
-import { createDaemonRestart } from "./daemon-restart.ts";
-import type { RunSummary, WebDeps } from "./page.ts";
-import { createPluginsWeb } from "./plugin-deps.ts";
-import { createProviderSignIn } from "./provider-sign-in.ts";
-import { createWebServer } from "./server.ts";
-import { createSetupActions } from "./setup-actions.ts";
-import { createUsageWeb } from "./usage-deps.ts";
-import type { WebServer } from "./web-server-contract.ts";
+import type { WebServer, WebSite, WebState } from "./web-server-contract.ts";
 
 /**
- * The setup page as the daemon runs it: the pages read the daemon's own status over its socket (what `fermix status`
- * shows), doctor's rows as `fermix doctor` makes them, the job store, and the usage ledger in memory.db. Undefined
+ * The setup page's listener on 127.0.0.1 only (never 0.0.0.0), in the daemon. Only the listener is made at boot: the
+ * pages, their deps and the session store load on the first request (src/web/daemon-site.ts), so a daemon nobody
+ * browses carries none of their code. A port in use is a state for doctor, never a failed daemon start. Undefined
  * when [fermix_web] enabled = false.
  */
 export async function createDaemonWeb(app: App, env: Env, db: () => SqlDatabase): Promise<WebServer | undefined> {
   const web = app.config.fermix_web;
   if (web?.enabled === false) return undefined;
-  const setup = createSetupActions({ env, paths: app.paths });
-  let ledger: Promise<UsageLedger> | undefined;
-  const deps: WebDeps = {
-    setup,
-    plugins: createPluginsWeb({ env, webPort: web?.port ?? DEFAULT_WEB_PORT }),
-    channels: createChannelsWeb({ env, paths: app.paths, states: () => app.channels.status() }),
-    ...createCardsDeps(app, env),
-    signIn: createProviderSignIn({ env, paths: app.paths, log: app.log.withTag("web") }),
-    restart: createDaemonRestart({ env, log: app.log.withTag("web") }),
-    usage: createUsageWeb({
-      // Loaded on the first page that reads it, once: the ledger's code stays out of a daemon nobody browses.
-      ledger: () => (ledger ??= import("../usage/ledger.ts").then((m) => m.createUsageLedger(db()))),
-      // config.toml as it is now (a raised budget shows at once); one that no longer parses keeps the boot's.
-      config: () => setup.config().catch(() => app.config),
-      now: Date.now,
-    }),
-    status: async () => {
-      const { createDaemonClient } = await import("../protocol/client.ts");
-      return createDaemonClient(app.paths.socket).status();
+  const port = web?.port ?? DEFAULT_WEB_PORT;
+  const log = app.log.withTag("web");
+  // Made at boot when [mcp.inbound] is on, so that its readiness (or its unreadable token) is logged then; an idle
+  // daemon without it carries no MCP server code.
+  const mcp = app.config.mcp?.inbound?.enabled
+    ? (await import("../mcp/inbound/http-handler.ts")).createInboundHttp(app)
+    : undefined;
+  let site: Promise<WebSite> | undefined;
+  let loaded: WebSite | undefined;
+  const loadSite = () =>
+    (site ??= import("./daemon-site.ts").then((m) => {
+      loaded = m.createDaemonSite(app, env, db, mcp);
+      return loaded;
+    }));
+  const listener = createLoopbackListener({
+    port,
+    portKey: "[fermix_web] port",
+    label: "web setup page",
+    describe: () => " (loopback only)",
+    handler: async (request) => {
+      const current = listener.state();
+      return (await loadSite()).handle(request, current.state === "listening" ? current.port : port);
     },
-    doctor: async () => {
-      const [{ runDoctor }, { defaultDoctorDeps }] = await Promise.all([
-        import("../doctor/run-doctor.ts"),
-        import("../doctor/default-deps.ts"),
-      ]);
-      return runDoctor(defaultDoctorDeps(env, { full: false }));
-    },
-    recentRuns: async (limit) => {
-      const { store } = await app.jobs();
-      const runs: RunSummary[] = store.list().flatMap((job) =>
-        store.runs(job.id, { limit }).map((run) => ({
-          job: job.name,
-          runId: run.id,
-          status: run.status,
-          at: run.claimedAt,
-          error: run.error,
-        })),
-      );
-      return runs.sort((a, b) => b.at - a.at).slice(0, limit);
-    },
-  };
-  return createWebServer({
-    port: web?.port ?? DEFAULT_WEB_PORT,
-    paths: app.paths.web,
-    deps,
-    now: Date.now,
-    log: app.log.withTag("web"),
-    // Loaded only when [mcp.inbound] is on: an idle daemon carries no MCP server code.
-    mcp: app.config.mcp?.inbound?.enabled
-      ? (await import("../mcp/inbound/http-handler.ts")).createInboundHttp(app)
-      : undefined,
+    log,
   });
+  return {
+    start: (): WebState => listener.start(),
+    stop: () => listener.stop(),
+    state: (): WebState => listener.state(),
+    sessionCount: () => loaded?.sessionCount() ?? 0,
+  };
 }

@@ -1,5 +1,4 @@
 import type { FermixPaths } from "../config/paths.ts";
-import { createLoopbackListener } from "../net/loopback-listener.ts";
 import { readCapped } from "../net/read-capped.ts";
 import {
   AUTH_REQUIRED,
@@ -20,13 +19,12 @@ import { restartedTo } from "./pages/restart.ts";
 import { PAGES } from "./pages.ts";
 import { createPersistentSessionStore, sessionsFile } from "./session-store.ts";
 import type { Session } from "./session-store-contract.ts";
-import type { WebServer, WebState } from "./web-server-contract.ts";
+import type { WebSite } from "./web-server-contract.ts";
 
 /** The forms are a few fields; anything past this is refused unread. */
 const MAX_FORM_BYTES = 64 * 1024;
 
-export type WebServerOptions = {
-  port: number;
+export type WebSiteOptions = {
   paths: FermixPaths["web"];
   deps: WebDeps;
   now: () => number;
@@ -37,27 +35,17 @@ export type WebServerOptions = {
 };
 
 /**
- * The local setup site, in the daemon, on 127.0.0.1 only (never 0.0.0.0): every request passes the Host gate, a
- * state-changing one the Origin gate before any routing, then the session cookie and, for a form, its token. The one
- * way in is a launch link minted by `fermix setup --web`, exchanged once for the session cookie. A port in use is a
- * state for doctor, never a failed daemon start.
+ * The local setup site behind the daemon's listener on 127.0.0.1 (src/web/daemon-web.ts): every request passes the
+ * Host gate, a state-changing one the Origin gate before any routing, then the session cookie and, for a form, its
+ * token. The one way in is a launch link minted by `fermix setup --web`, exchanged once for the session cookie.
  */
-export function createWebServer(opts: WebServerOptions): WebServer {
+export function createWebSite(opts: WebSiteOptions): WebSite {
   const sessions = createPersistentSessionStore({ now: opts.now, file: sessionsFile(opts.paths) });
   const pages = opts.pages ?? PAGES;
   const nav = pages.map(({ path, title }) => ({ path, title }));
-  const listener = createLoopbackListener({
-    port: opts.port,
-    portKey: "[fermix_web] port",
-    label: "web setup page",
-    describe: () => " (loopback only)",
-    handler: (request) => guarded(request),
-    log: opts.log,
-  });
 
-  async function handle(request: Request): Promise<Response> {
-    const current = listener.state();
-    const port = current.state === "listening" ? current.port : opts.port;
+  /** `port`: the one listened on, which the Host and Origin gates compare against. */
+  async function handle(request: Request, port: number): Promise<Response> {
     if (!hostAllowed(request.headers.get("host"), port)) return refuse(403, "unknown host\n");
     if (opts.mcp && new URL(request.url).pathname === opts.mcp.path) return opts.mcp.handle(request, port);
     // CSRF, before routing: no other site's POST reaches any path, the launch exchange and logout included.
@@ -134,9 +122,9 @@ export function createWebServer(opts: WebServerOptions): WebServer {
     return refuse(404, "not found\n");
   }
 
-  async function guarded(request: Request): Promise<Response> {
+  async function guarded(request: Request, port: number): Promise<Response> {
     try {
-      return withSecurityHeaders(await handle(request));
+      return withSecurityHeaders(await handle(request, port));
     } catch (err) {
       // The path only: a query may hold a launch token, which never reaches a log.
       const path = new URL(request.url).pathname;
@@ -145,12 +133,7 @@ export function createWebServer(opts: WebServerOptions): WebServer {
     }
   }
 
-  return {
-    start: (): WebState => listener.start(),
-    stop: () => listener.stop(),
-    state: (): WebState => listener.state(),
-    sessionCount: () => sessions.size(),
-  };
+  return { handle: guarded, sessionCount: () => sessions.size() };
 }
 
 function redirect(location: string, headers: Record<string, string> = {}): Response {

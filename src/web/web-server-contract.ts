@@ -10,6 +10,13 @@ export interface WebServer {
   start(): WebState;
   stop(): Promise<void>;
   state(): WebState;
-  /** For tests: how many browser sessions the daemon holds. */
+  /** For tests: how many browser sessions the daemon holds (none before the first request loads the site). */
+  sessionCount(): number;
+}
+
+/** The pages behind the listener, loaded on its first request: an idle daemon carries none of their code. */
+export interface WebSite {
+  /** Answers one request; `port` is the one listened on (the Host and Origin gates compare against it). */
+  handle(request: Request, port: number): Promise<Response>;
   sessionCount(): number;
 }

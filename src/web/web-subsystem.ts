@@ -10,7 +10,8 @@ export type WebDeps = { config: Config; env: Env; app(): App; db: () => SqlDatab
 
 /**
  * The setup page's listener, beside the socket, in the daemon only. A port in use is a state (doctor, status),
- * never a failed start. Its pages load with it; the boot waits for it, so `status` never sees it half made.
+ * never a failed start. The listener loads with it, the pages on the first request (daemon-web.ts); the boot waits
+ * for the listener, so `status` never sees it half made.
  */
 export const webSubsystem = defineSubsystem({
   name: "web",

@@ -12,6 +12,15 @@ import { tempHome } from "../fixture/home.ts";
 const KEY = "sk-test-subsystems-0123456789";
 const defer = cleanupAfterEach();
 
+/** Polls `done` until it holds; the deadline is a safety net, not what is measured. */
+async function until(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A loopback port somebody else holds, so the setup page cannot have it. */
 function takenPort(): number {
   const squatter = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("taken") });
@@ -43,6 +52,10 @@ describe("the daemon's parts", () => {
     const daemon = await startDaemon(app, { web: () => app.web() });
     defer(() => daemon.stop());
     await app.start();
+    // The channels start in the background (a platform that never answers must not hold up the boot): the boot's
+    // end says nothing of theirs, so wait for it.
+    const channels = app.subsystems.find((part) => part.name === "channels")!;
+    await until(() => channels.status().state !== "starting", 10_000);
 
     const client = createDaemonClient(daemon.socket);
     const status = await client.status();

@@ -142,4 +142,23 @@ describe("budgets", () => {
     expect(refusal(() => budget.guard({ trust: "operator", midTurn: false }))).toBeUndefined();
     expect(budget.takeNotices()).toEqual([]);
   });
+
+  test("without a limit nothing is summed before a call and no notice is due; the status still sums the spend", () => {
+    const ledger = fakeUsageLedger();
+    const sums: string[] = [];
+    const counting = {
+      summarize: (q: Parameters<typeof ledger.summarize>[0]) => {
+        sums.push(q.by ?? "");
+        return ledger.summarize(q);
+      },
+    };
+    const config = () => zoned(undefined);
+    const budget = createBudget({ ledger: () => counting, config, now: () => NOW, notices: inMemoryNotices() });
+    ledger.add({ at: NOW - 1000, costMicros: 99_000_000 });
+    expect(refusal(() => budget.guard({ trust: "operator", midTurn: true }))).toBeUndefined();
+    expect(budget.takeNotices()).toEqual([]);
+    expect(sums).toEqual([]);
+    // fermix usage and the Usage page read the status itself.
+    expect(budget.status().daily.spentUsd).toBeCloseTo(99);
+  });
 });
