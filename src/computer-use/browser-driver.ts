@@ -18,6 +18,9 @@ const WHEEL_STEP_PX = 100;
  * model follows the tab the browser tool last focused. The Chromium belongs to the browser session (idle shutdown,
  * the daemon's stop): closing this driver leaves it running.
  */
+/** How long a screenshot waits for a navigation an action started before it tries again. */
+const NAVIGATION_WAIT_MS = 10_000;
+
 export async function openBrowserDriver(session: BrowserSession): Promise<DesktopDriver> {
   // context() launches Chromium on first use and pushes its idle shutdown back, as a browser tool call would.
   await session.context();
@@ -36,12 +39,20 @@ export function browserPageDriver(page: Page, size: { width: number; height: num
     width: size.width,
     height: size.height,
     async capture(region) {
-      const png = await page.screenshot({
-        type: "png",
-        scale: "css",
-        ...(region ? { clip: { x: region.x, y: region.y, width: region.width, height: region.height } } : {}),
-      });
-      return decodePng(png);
+      const shoot = () =>
+        page.screenshot({
+          type: "png",
+          scale: "css",
+          ...(region ? { clip: { x: region.x, y: region.y, width: region.width, height: region.height } } : {}),
+        });
+      try {
+        return decodePng(await shoot());
+      } catch {
+        // An action that submits a form or follows a link starts a navigation, and Chromium refuses to capture a
+        // page mid-swap ("Unable to capture screenshot"): wait for the next page to load (bounded), then once more.
+        await page.waitForLoadState("load", { timeout: NAVIGATION_WAIT_MS }).catch(() => {});
+        return decodePng(await shoot());
+      }
     },
     async moveMouse(x, y) {
       await page.mouse.move(x, y);
