@@ -3,7 +3,7 @@ import { type Budget, BudgetExceeded, type BudgetLine, type BudgetStatus } from 
 import type { NoticeMemory } from "./budget-notices.ts";
 import { type BudgetPeriod, periodWindow } from "./budget-period.ts";
 import { noticeSentence, refusalSentence, runRefusalSentence } from "./budget-sentence.ts";
-import type { UsageLedger } from "./ledger-contract.ts";
+import type { UsageLedger, UsageTotals } from "./ledger-contract.ts";
 import { ownerTimezone } from "./owner-timezone.ts";
 
 /** The share of a budget at which the owner is told, once per period. */
@@ -80,13 +80,25 @@ function refuseOverLimit(current: BudgetStatus, request: Parameters<Budget["guar
  * Per model, so one unpriced model does not hide what the priced ones cost (the ledger's total is null when any
  * call has no price): the priced groups are summed, and `unpriced` says some calls could not be counted.
  */
-function spentSince(ledger: Pick<UsageLedger, "summarize">, since: number): { spentUsd: number; unpriced: boolean } {
-  const { rows } = ledger.summarize({ since, by: "model" });
+/**
+ * What was spent since `since`, as the budget counts it: summed per model, so one model with no known price leaves
+ * the others' cost known (its calls count $0 and are flagged). The setup page's spend line reads the same figures.
+ */
+export function spendSince(
+  ledger: Pick<UsageLedger, "summarize">,
+  since: number,
+): { totals: UsageTotals; spentUsd: number; unpriced: boolean } {
+  const { rows, total } = ledger.summarize({ since, by: "model" });
   let spentUsd = 0;
   let unpriced = false;
   for (const row of rows) {
     if (row.costUsd === null) unpriced = true;
     else spentUsd += row.costUsd;
   }
+  return { totals: total, spentUsd, unpriced };
+}
+
+function spentSince(ledger: Pick<UsageLedger, "summarize">, since: number): { spentUsd: number; unpriced: boolean } {
+  const { spentUsd, unpriced } = spendSince(ledger, since);
   return { spentUsd, unpriced };
 }

@@ -1,7 +1,9 @@
 import type { Config } from "../config/schema.ts";
-import { isValidTimeZone, naiveOf } from "../jobs/zoned-time.ts";
+import { naiveOf } from "../jobs/zoned-time.ts";
+import { spendSince } from "../usage/budget.ts";
 import { type BudgetPeriod, periodWindow } from "../usage/budget-period.ts";
 import type { UsageLedger, UsageTotals } from "../usage/ledger-contract.ts";
+import { ownerTimezone } from "../usage/owner-timezone.ts";
 
 /** One provider's calls on one day (the owner's zone), as the Usage page charts and tabulates them. */
 export type UsageDay = { day: string; provider: string } & UsageTotals;
@@ -23,8 +25,6 @@ export type UsageWeb = {
   spend(): Promise<UsageSpend>;
 };
 
-// The same default as the turn runner and the job service: an owner who never set a zone has New York's.
-const DEFAULT_TIMEZONE = "America/New_York";
 const DAY_MS = 86_400_000;
 
 export function createUsageWeb(deps: {
@@ -43,36 +43,16 @@ export function createUsageWeb(deps: {
     async spend() {
       const [ledger, config] = await Promise.all([deps.ledger(), deps.config()]);
       const timezone = ownerTimezone(config);
-      const { daily_usd, monthly_usd } = budgetOf(config);
+      const { daily_usd, monthly_usd } = config.fermix_core?.budget ?? {};
       const now = deps.now();
-      const spent = (period: BudgetPeriod, limitUsd: number | undefined): PeriodSpend => {
-        // By model: a model's price is known or not, so the priced rows add up to what the budget counts.
-        const { rows, total } = ledger.summarize({ since: periodWindow(period, now, timezone).start, by: "model" });
-        const spentUsd = rows.reduce((sum, row) => sum + (row.costUsd ?? 0), 0);
-        return { totals: total, spentUsd, unpriced: rows.some((row) => row.costUsd === null), limitUsd };
-      };
+      // The budget's own sum, so the page and the refusal never disagree on what was spent.
+      const spent = (period: BudgetPeriod, limitUsd: number | undefined): PeriodSpend => ({
+        ...spendSince(ledger, periodWindow(period, now, timezone).start),
+        limitUsd,
+      });
       return { timezone, today: spent("daily", daily_usd), month: spent("monthly", monthly_usd) };
     },
   };
-}
-
-/** The owner's zone from [fermix_core.personalization]; a zone Intl does not know falls back to the default. */
-export function ownerTimezone(config: Config): string {
-  const zone = config.fermix_core?.personalization?.timezone;
-  return zone && isValidTimeZone(zone) ? zone : DEFAULT_TIMEZONE;
-}
-
-/**
- * `[fermix_core.budget]`, read defensively: the section's schema belongs to the budget code, and a page that shows
- * spend must not fail on a limit it cannot read — a value that is not a positive number counts as no limit.
- */
-export function budgetOf(config: Config): { daily_usd?: number; monthly_usd?: number } {
-  const section = (config.fermix_core as Record<string, unknown> | undefined)?.budget;
-  if (!section || typeof section !== "object") return {};
-  const limit = (value: unknown) =>
-    typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
-  const { daily_usd, monthly_usd } = section as Record<string, unknown>;
-  return { daily_usd: limit(daily_usd), monthly_usd: limit(monthly_usd) };
 }
 
 /** The `count` days up to today in `timezone`, oldest first, as YYYY-MM-DD (naive arithmetic: no DST to meet). */
