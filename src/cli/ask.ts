@@ -1,4 +1,5 @@
 import { defineCommand } from "./command.ts";
+import { probeDescriptor } from "./stdio-probe.ts";
 
 /*
  * `fermix ask`'s declaration, its options included (those that ask-schema.ts and ask-script.ts read as well).
@@ -91,6 +92,9 @@ export default defineCommand({
     ...scriptArgs,
   },
   async run({ args }) {
+    // Asked now, answered by the thread pool while ask-run.ts loads (the answers are memoised for it).
+    void probeDescriptor(0);
+    void probeDescriptor(1);
     return (await import("./ask-run.ts")).runAsk(args);
   },
 });

@@ -1,6 +1,6 @@
-import { descriptorKind } from "../runtime/files.ts";
 import { stdinStream } from "../runtime/stdio.ts";
 import { UsageError } from "./exit.ts";
+import { probeDescriptor } from "./stdio-probe.ts";
 
 export type StdinMode = "auto" | "wait" | "ignore";
 
@@ -19,12 +19,8 @@ export const MAX_INPUT_BYTES = 4 * 1024 * 1024;
  * costs milliseconds of start-up in the compiled binary; for output the two are equivalent (nobody
  * reads /dev/null).
  */
-export async function isCharacterDevice(fd: number): Promise<boolean> {
-  try {
-    return (await descriptorKind(fd)) === "character";
-  } catch {
-    return false;
-  }
+export async function isCharacterDevice(fd: 0 | 1): Promise<boolean> {
+  return (await probeDescriptor(fd)) === "character";
 }
 
 export async function readStdin(
@@ -33,14 +29,10 @@ export async function readStdin(
   note: (line: string) => void,
 ): Promise<string | undefined> {
   if (mode === "ignore") return undefined;
-  let kind: "tty" | "file" | "pipe";
-  try {
-    const fd0 = await descriptorKind(0);
-    // A character device is a terminal or /dev/null: neither has anything to read unless asked.
-    kind = fd0 === "character" ? "tty" : fd0;
-  } catch {
-    return undefined; // stdin closed
-  }
+  const fd0 = await probeDescriptor(0);
+  if (fd0 === "closed") return undefined;
+  // A character device is a terminal or /dev/null: neither has anything to read unless asked.
+  const kind = fd0 === "character" ? "tty" : fd0;
   if (kind === "tty" && mode !== "wait") return undefined;
 
   const reader = stdinStream().getReader();
