@@ -3,6 +3,7 @@ import { FermixError } from "../error.ts";
 import { parseArgs } from "./args.ts";
 import type { Chain } from "./chain.ts";
 import { resolveValue } from "./command.ts";
+import { asksForHelp } from "./help-request.ts";
 import { writeErr, writeOut } from "./output.ts";
 
 /** What a verb's run finds in citty's `data`: how it was reached (help and completion start at the root). */
@@ -21,7 +22,7 @@ const STDIO: HelpIo = { out: writeOut, err: writeErr };
 export async function runCli(root: CommandDef<any>, argv: string[], io: HelpIo = STDIO): Promise<number> {
   const top: Chain = [{ name: "fermix", cmd: root }];
   if (!argv.length) return showHelp(top, io.err, 2);
-  if (wantsHelp(argv)) return showHelp((await walk(root, argv, { for: "help", lenient: true })).chain, io.out);
+  if (asksForHelp(argv)) return showHelp((await walk(root, argv, { for: "help", lenient: true })).chain, io.out);
   let walked: Awaited<ReturnType<typeof walk>>;
   try {
     walked = await walk(root, argv, { for: "run", lenient: false });
@@ -60,11 +61,6 @@ export async function runCli(root: CommandDef<any>, argv: string[], io: HelpIo =
   }
 }
 
-/** `--help`/`-h` among the options (not after `--`, where it is a word). */
-function wantsHelp(rawArgs: string[]): boolean {
-  const end = rawArgs.indexOf("--");
-  return (end < 0 ? rawArgs : rawArgs.slice(0, end)).some((a) => a === "--help" || a === "-h");
-}
 
 /** "plugins auth set": the words after `fermix` that named the command. */
 function pathOf(chain: Chain): string {

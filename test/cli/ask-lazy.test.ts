@@ -95,8 +95,17 @@ describe("lazy loading on the hot paths", () => {
     expect(sources).toContain("src/main.ts");
   });
 
-  test("ask --help renders from the declaration alone: no valibot, no protocol, not ask's run", async () => {
+  test("ask --help prints the help the build rendered: not even ask's declaration loads", async () => {
     const { code, stdout, packages, sources } = await loadedBy(["ask", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("--schema");
+    expect(packages.has("valibot")).toBe(false);
+    expect(among(sources, [...HEAVY_SOURCES, ...NOT_FOR_HELP, "src/cli/ask.ts", "src/cli/usage.ts"])).toEqual([]);
+    expect(sources).toContain("src/cli/help-table.ts");
+  });
+
+  test("help the table cannot answer renders from the declaration alone: no valibot, no protocol, not ask's run", async () => {
+    const { code, stdout, packages, sources } = await loadedBy(["ask", "--model", "m", "--help"]);
     expect(code).toBe(0);
     expect(stdout).toContain("--schema");
     expect(packages.has("valibot")).toBe(false);

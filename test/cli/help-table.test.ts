@@ -1,0 +1,76 @@
+/**
+ * `--help` comes pre-rendered in the binary (src/cli/help-table.ts, a build-time macro) so it prints without
+ * loading the command tree (issue 31). The table must hold every command and say exactly what walking the tree
+ * and rendering says; the binary must print the same; anything the fast path cannot read falls back to the walk.
+ */
+import { describe, expect, test } from "bun:test";
+import type { CommandDef } from "citty";
+import type { Chain } from "../../src/cli/chain.ts";
+import { resolveValue } from "../../src/cli/command.ts";
+import { runCli } from "../../src/cli/dispatch.ts";
+import { prerenderedHelp } from "../../src/cli/help-fast.ts";
+import { asksForHelp } from "../../src/cli/help-request.ts";
+import { HELP_TABLE } from "../../src/cli/help-table.ts";
+import { renderHelp } from "../../src/cli/usage.ts";
+import { fermix } from "../../src/main.ts";
+import { runFermix } from "../fixture/cli.ts";
+
+/** Every command of the tree with the words that name it, hidden ones included. */
+async function everyCommand(): Promise<Array<{ words: string; chain: Chain }>> {
+  const out: Array<{ words: string; chain: Chain }> = [];
+  const visit = async (chain: Chain) => {
+    out.push({
+      words: chain
+        .slice(1)
+        .map((link) => link.name)
+        .join(" "),
+      chain,
+    });
+    const { cmd } = chain.at(-1)!;
+    const subs = cmd.subCommands ? await resolveValue(cmd.subCommands) : {};
+    for (const [name, entry] of Object.entries(subs)) {
+      await visit([...chain, { name, cmd: (await resolveValue(entry)) as CommandDef<any> }]);
+    }
+  };
+  await visit([{ name: "fermix", cmd: fermix }]);
+  return out;
+}
+
+/** What the command tree itself prints for these arguments (the walk and the renderer, no table). */
+async function walkedHelp(argv: string[]): Promise<string> {
+  const printed: string[] = [];
+  const io = { out: async (text: string) => void printed.push(text), err: async () => {} };
+  expect(await runCli(fermix, argv, io)).toBe(0);
+  return printed.join("");
+}
+
+describe("the pre-rendered help", () => {
+  test("holds every command, each as the declarations render it", async () => {
+    const commands = await everyCommand();
+    expect(Object.keys(HELP_TABLE).sort()).toEqual(commands.map((c) => c.words).sort());
+    for (const { words, chain } of commands) expect(HELP_TABLE[words]).toBe(await renderHelp(chain));
+  });
+
+  test("answers command words and --help/-h only; options, aliases and a verb's own words go the long way", async () => {
+    expect(await prerenderedHelp(["ask", "--help"])).toBe(HELP_TABLE.ask);
+    expect(await prerenderedHelp(["-h"])).toBe(HELP_TABLE[""]);
+    expect(await prerenderedHelp(["plugins", "auth", "-h"])).toBe(HELP_TABLE["plugins auth"]);
+    expect(await prerenderedHelp(["ask", "--model", "m", "--help"])).toBeUndefined();
+    expect(await prerenderedHelp(["ask", "what", "is", "--help"])).toBeUndefined();
+    expect(await prerenderedHelp(["constructor", "--help"])).toBeUndefined();
+    expect(asksForHelp(["ask", "--", "--help"])).toBe(false);
+  });
+
+  test("the long way prints the same text for the cases the table leaves to it", async () => {
+    expect(await walkedHelp(["ask", "--model", "m", "--help"])).toBe(HELP_TABLE.ask!);
+    expect(await walkedHelp(["ask", "what", "is", "--help"])).toBe(HELP_TABLE.ask!);
+  });
+
+  test("the binary prints the table's text for every command", async () => {
+    for (const { words } of await everyCommand()) {
+      const argv = [...(words ? words.split(" ") : []), "--help"];
+      const { code, stdout } = await runFermix(argv);
+      expect({ argv, code, stdout }).toEqual({ argv, code: 0, stdout: HELP_TABLE[words]! });
+    }
+  });
+});
