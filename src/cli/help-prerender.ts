@@ -1,6 +1,4 @@
-import type { CommandDef } from "citty";
-import type { Chain } from "./chain.ts";
-import { resolveValue } from "./command.ts";
+import { commandChains } from "./command-chains.ts";
 import { fermix } from "./command-tree.ts";
 import { renderHelp } from "./usage.ts";
 
@@ -12,19 +10,6 @@ import { renderHelp } from "./usage.ts";
  */
 export async function renderedHelpTable(): Promise<Record<string, string>> {
   const table: Record<string, string> = {};
-  const visit = async (chain: Chain) => {
-    table[
-      chain
-        .slice(1)
-        .map((link) => link.name)
-        .join(" ")
-    ] = await renderHelp(chain);
-    const { cmd } = chain.at(-1)!;
-    const subs = cmd.subCommands ? await resolveValue(cmd.subCommands) : {};
-    for (const [name, entry] of Object.entries(subs)) {
-      await visit([...chain, { name, cmd: (await resolveValue(entry)) as CommandDef<any> }]);
-    }
-  };
-  await visit([{ name: "fermix", cmd: fermix }]);
+  for (const { words, chain } of await commandChains(fermix)) table[words] = await renderHelp(chain);
   return table;
 }

@@ -4,9 +4,7 @@
  * and rendering says; the binary must print the same; anything the fast path cannot read falls back to the walk.
  */
 import { describe, expect, test } from "bun:test";
-import type { CommandDef } from "citty";
-import type { Chain } from "../../src/cli/chain.ts";
-import { resolveValue } from "../../src/cli/command.ts";
+import { commandChains } from "../../src/cli/command-chains.ts";
 import { runCli } from "../../src/cli/dispatch.ts";
 import { prerenderedHelp } from "../../src/cli/help-fast.ts";
 import { asksForHelp } from "../../src/cli/help-request.ts";
@@ -14,27 +12,6 @@ import { HELP_TABLE } from "../../src/cli/help-table.ts";
 import { renderHelp } from "../../src/cli/usage.ts";
 import { fermix } from "../../src/main.ts";
 import { runFermix } from "../fixture/cli.ts";
-
-/** Every command of the tree with the words that name it, hidden ones included. */
-async function everyCommand(): Promise<Array<{ words: string; chain: Chain }>> {
-  const out: Array<{ words: string; chain: Chain }> = [];
-  const visit = async (chain: Chain) => {
-    out.push({
-      words: chain
-        .slice(1)
-        .map((link) => link.name)
-        .join(" "),
-      chain,
-    });
-    const { cmd } = chain.at(-1)!;
-    const subs = cmd.subCommands ? await resolveValue(cmd.subCommands) : {};
-    for (const [name, entry] of Object.entries(subs)) {
-      await visit([...chain, { name, cmd: (await resolveValue(entry)) as CommandDef<any> }]);
-    }
-  };
-  await visit([{ name: "fermix", cmd: fermix }]);
-  return out;
-}
 
 /** What the command tree itself prints for these arguments (the walk and the renderer, no table). */
 async function walkedHelp(argv: string[]): Promise<string> {
@@ -46,7 +23,7 @@ async function walkedHelp(argv: string[]): Promise<string> {
 
 describe("the pre-rendered help", () => {
   test("holds every command, each as the declarations render it", async () => {
-    const commands = await everyCommand();
+    const commands = await commandChains(fermix);
     expect(Object.keys(HELP_TABLE).sort()).toEqual(commands.map((c) => c.words).sort());
     for (const { words, chain } of commands) expect(HELP_TABLE[words]).toBe(await renderHelp(chain));
   });
@@ -67,7 +44,7 @@ describe("the pre-rendered help", () => {
   });
 
   test("the binary prints the table's text for every command", async () => {
-    for (const { words } of await everyCommand()) {
+    for (const { words } of await commandChains(fermix)) {
       const argv = [...(words ? words.split(" ") : []), "--help"];
       const { code, stdout } = await runFermix(argv);
       expect({ argv, code, stdout }).toEqual({ argv, code: 0, stdout: HELP_TABLE[words]! });
