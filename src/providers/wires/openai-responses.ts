@@ -18,6 +18,13 @@ import { parseJsonData, parseToolArguments } from "./_transport.ts";
 export const CODEX_FAST_TIER = "priority";
 
 /**
+ * Events that only restate the request (its instructions and every tool's schema, ~15 KB each with the built-in
+ * tools) and say nothing the stream does not say again: named by the server's `event:` line, they are skipped
+ * unparsed. Parsing them was most of a daemon turn's JSON work. One without an `event:` line is parsed as before.
+ */
+const ECHOES = new Set(["response.created", "response.in_progress", "response.queued"]);
+
+/**
  * OpenAI Responses API (`POST {base}/responses`), spoken by OpenAI, xAI and the ChatGPT Codex backend
  * (whose base URL ends in /codex, and which takes a signed-in ChatGPT token instead of a key).
  */
@@ -81,7 +88,7 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   };
   try {
     for await (const sse of postWithCredential(call, deps, url, headers, body, vendorError, style)) {
-      if (sse.data === "[DONE]") continue;
+      if (sse.data === "[DONE]" || ECHOES.has(sse.event ?? "")) continue;
       const event = parseJsonData(target.provider, sse.data);
       switch (event.type) {
         case "response.output_text.delta":
