@@ -4,6 +4,8 @@
  * `--latency` (500) ms, versus as many concurrent one-fetch floor programs (bench/_floors.ts) sending the very
  * request the daemon sent straight to the same fake. Prints both wall times (first spawn to last exit), the
  * ratio (target ≤ 1.3×) and how many answered; `--rounds` alternates floor and fermix and takes the medians.
+ * It also prints where the CPU went (issue 31 item 5 asks whether the gap is the clients' start-up, the daemon's
+ * per-ask work or SQLite): each client's CPU time, floor and fermix, and the daemon's per ask (Linux: /proc).
  *
  * If the open-files or process limits cannot carry that many clients, it says so and exits 1 before spawning.
  *
@@ -11,7 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeOpenAIResponses } from "../test/fake/llm.ts";
@@ -80,12 +82,17 @@ try {
 
   const floorWalls: number[] = [];
   const fermixWalls: number[] = [];
+  const cpu = { floorClients: 0, fermixClients: 0, daemon: 0 };
   const failures: string[] = [];
   let floorAnswered = clients * rounds;
   let fermixAnswered = clients * rounds;
   for (let round = 0; round < rounds; round++) {
     const f = await fanOut(clients, [floor], { cwd: root }, (out) => out.includes("response.completed"));
+    const daemonBefore = cpuMsOf(daemonPid);
     const x = await fanOut(clients, [binary, "ask", "--daemon", "ping"], { env, cwd: root }, isPong);
+    cpu.daemon += cpuMsOf(daemonPid) - daemonBefore;
+    cpu.floorClients += f.cpuMs;
+    cpu.fermixClients += x.cpuMs;
     floorWalls.push(f.wallMs);
     fermixWalls.push(x.wallMs);
     floorAnswered -= clients - f.answered;
@@ -113,6 +120,12 @@ try {
     `  ratio ${ratio.toFixed(3)}×  target ≤ ${TARGET}×  ${ratio <= TARGET && allAnswered ? "PASS" : "MISS"}` +
       (allAnswered ? "  (all answered)" : "  (not all answered: MISS whatever the ratio)"),
   );
+  const each = (total: number) => `${(total / (clients * rounds)).toFixed(1)} ms`;
+  console.log(
+    `  CPU per client: floor ${each(cpu.floorClients)}, fermix ${each(cpu.fermixClients)}; ` +
+      (Number.isNaN(cpu.daemon) ? "the daemon's is not readable here" : `the daemon's per ask ${each(cpu.daemon)}`) +
+      ` (${availableParallelism()} cores)`,
+  );
   for (const failure of failures.slice(0, 5)) console.log(`  failed: ${failure}`);
   if (failures.length > 5) console.log(`  … and ${failures.length - 5} more failures`);
 } catch (err) {
@@ -125,7 +138,7 @@ try {
   await rm(root, { recursive: true, force: true });
 }
 
-type FanOut = { wallMs: number; answered: number; failures: string[] };
+type FanOut = { wallMs: number; answered: number; failures: string[]; cpuMs: number };
 
 /**
  * Spawns `n` copies of `cmd` at once and waits for the last to exit. A spawn the OS refuses, a wrong answer or a
@@ -139,6 +152,7 @@ async function fanOut(
 ): Promise<FanOut> {
   const failures: string[] = [];
   const live = new Set<Bun.Subprocess>();
+  let cpuMs = 0;
   const t0 = performance.now();
   const runs: Promise<boolean>[] = [];
   for (let i = 0; i < n; i++) {
@@ -154,6 +168,7 @@ async function fanOut(
       Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]).then(
         ([out, err, code]) => {
           live.delete(proc);
+          cpuMs += Number(proc.resourceUsage()?.cpuTime.total ?? 0) / 1000;
           if (code === 0 && answered(out)) return true;
           failures.push(`exit ${code}: ${(err || out).trim().split("\n").at(-1)}`);
           return false;
@@ -168,7 +183,18 @@ async function fanOut(
   const done = await Promise.all(runs);
   const wallMs = performance.now() - t0;
   clearTimeout(timer);
-  return { wallMs, answered: done.filter(Boolean).length, failures };
+  return { wallMs, answered: done.filter(Boolean).length, failures, cpuMs };
+}
+
+/** A process's CPU time so far (user + system) in ms, from /proc; NaN where there is no /proc (macOS). */
+function cpuMsOf(pid: number): number {
+  try {
+    // The fields after the parenthesised name: utime and stime are the 12th and 13th, in clock ticks (USER_HZ, 100).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function isPong(stdout: string): boolean {

@@ -160,6 +160,10 @@ async function ask(req: Request, state: DaemonState): Promise<Response> {
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     start(out) {
+      // Bun sends a streamed response's headers with its first chunk. A comment line (which every SSE reader skips,
+      // like the keep-alive below) sends them now, so the client has its reader set up while the turn runs instead
+      // of after the first delta.
+      out.enqueue(encoder.encode(": answering\n\n"));
       const send = (event: string, data: unknown) => {
         try {
           out.enqueue(encoder.encode(`event: ${event}\ndata: ${redact(JSON.stringify(data))}\n\n`));

@@ -86,6 +86,21 @@ describe("daemon", () => {
     expect(done.usage!.input_tokens).toBeGreaterThan(0);
   });
 
+  test("an ask's answer headers go out at once, before the model has answered", async () => {
+    const { daemon, fake } = await setup();
+    fake.setDefault({ kind: "delay", ms: 800, reply: { kind: "text", text: "late" } });
+    const started = performance.now();
+    const response = await raw(daemon.socket, "/v1/ask", { method: "POST", body: JSON.stringify({ text: "hi" }) });
+    const headersAfter = performance.now() - started;
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const body = await response.text();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(800);
+    expect(headersAfter).toBeLessThan(600);
+    // The opening line is an SSE comment: readers skip it like the keep-alive.
+    expect(body.startsWith(": ")).toBe(true);
+    expect(body).toContain("event: done");
+  });
+
   test("a provider failure arrives as an error event with its code", async () => {
     const { client, fake } = await setup();
     fake.setDefault({ kind: "error", status: 401 });

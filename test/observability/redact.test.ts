@@ -23,6 +23,22 @@ describe("redact", () => {
     expect(redact('api_key = "k3y-that-is-long"')).toBe('api_key = "[REDACTED:key]"');
   });
 
+  test("the case-insensitive patterns match in any case (a pattern is skipped only when its literal is absent)", () => {
+    expect(redact("AUTHORIZATION: BEARER abc.def.ghi-jkl-mno")).toBe("AUTHORIZATION: BEARER [REDACTED:bearer]");
+    expect(redact('X-Api-Key: "k3y-that-is-long"')).toBe('X-Api-Key: "[REDACTED:key]"');
+    expect(redact("ApiKey=k3y-that-is-long")).toBe("ApiKey=[REDACTED:key]");
+  });
+
+  test("a line with no credential-shaped text comes back as it was", () => {
+    const line = JSON.stringify({
+      ts: "2026-12-02T08:28:43.015Z",
+      type: "llm_call",
+      provider: "openai",
+      model: "gpt-5",
+    });
+    expect(redact(line)).toBe(line);
+  });
+
   test("references to secrets are not secrets", () => {
     expect(redact('api_key = "@keyring"')).toBe('api_key = "@keyring"');
     expect(redact('api_key = "$OPENAI_API_KEY"')).toBe('api_key = "$OPENAI_API_KEY"');

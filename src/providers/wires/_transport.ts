@@ -2,6 +2,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { readCappedText } from "../../net/read-capped.ts";
 import type { WireCall, WireDeps } from "../types.ts";
 import { classifyHttpError, fail, WireFailure } from "./_failure.ts";
+import { JsonBody } from "./_json-body.ts";
 
 export type SseMessage = { event?: string; data: string };
 
@@ -58,7 +59,7 @@ export async function* postForEvents(
       response = await deps.fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-        body: JSON.stringify(body),
+        body: body instanceof JsonBody ? body.text : JSON.stringify(body),
         signal,
       });
     } catch (err) {

@@ -5,6 +5,7 @@ import type {
   StopReason,
   StreamEvent,
   ToolCallPart,
+  ToolSpec,
   Usage,
   WireCall,
   WireDeps,
@@ -12,10 +13,31 @@ import type {
 import { grokRejectsEffort, withoutSlashEnums } from "../xai-quirks.ts";
 import { type CredentialStyle, postWithCredential } from "./_credential.ts";
 import { defineWire, fail, WireFailure } from "./_failure.ts";
+import { serializedOnce, spliceJson } from "./_json-body.ts";
 import { parseJsonData, parseToolArguments } from "./_transport.ts";
+
+/** Each tool's Responses entry as JSON, by its spec (xAI's entries differ: withoutSlashEnums). */
+const toolEntries = { plain: new WeakMap(), xai: new WeakMap() } as const;
+
+function toolJson(t: ToolSpec, xai: boolean): string {
+  return serializedOnce(xai ? toolEntries.xai : toolEntries.plain, t, [t.name, t.description, t.parameters], () => ({
+    type: "function",
+    name: t.name,
+    description: t.description,
+    parameters: xai ? withoutSlashEnums(t.parameters) : t.parameters,
+    strict: false,
+  }));
+}
 
 /** Codex asks for priority processing with this service tier when `fast = true`. */
 export const CODEX_FAST_TIER = "priority";
+
+/**
+ * Events that only restate the request (its instructions and every tool's schema, ~15 KB each with the built-in
+ * tools) and say nothing the stream does not say again: named by the server's `event:` line, they are skipped
+ * unparsed. Parsing them was most of a daemon turn's JSON work. One without an `event:` line is parsed as before.
+ */
+const ECHOES = new Set(["response.created", "response.in_progress", "response.queued"]);
 
 /**
  * OpenAI Responses API (`POST {base}/responses`), spoken by OpenAI, xAI and the ChatGPT Codex backend
@@ -25,7 +47,7 @@ export const openaiResponsesWire = defineWire("openai-responses", run);
 
 async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent> {
   const { target, request } = call;
-  const body: Record<string, unknown> = {
+  const head: Record<string, unknown> = {
     model: request.model,
     instructions: request.system,
     input: request.messages.flatMap(toInputItems),
@@ -35,26 +57,23 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
     store: false,
     include: ["reasoning.encrypted_content"],
   };
-  if (request.tools?.length) {
-    body.tools = request.tools.map((t) => ({
-      type: "function",
-      name: t.name,
-      description: t.description,
-      parameters: target.xai ? withoutSlashEnums(t.parameters) : t.parameters,
-      strict: false,
-    }));
-  }
+  // The tools follow `include`, each entry serialized once per spec (toolJson); the rest follows them.
+  const tools = request.tools?.length
+    ? `[${request.tools.map((t) => toolJson(t, target.xai === true)).join(",")}]`
+    : undefined;
+  const tail: Record<string, unknown> = {};
   // The route's effort is the configured one clamped to the provider; some Grok models refuse any effort at all.
-  if (request.effort && !(target.xai && grokRejectsEffort(request.model))) body.reasoning = { effort: request.effort };
+  if (request.effort && !(target.xai && grokRejectsEffort(request.model))) tail.reasoning = { effort: request.effort };
   // OpenAI and Codex write a readable summary of the reasoning when asked (a chat shows its headings while the
   // model thinks). xAI does not document the field, and an effort of "none" has nothing to summarise.
-  if (body.reasoning && !target.xai && request.effort !== "none")
-    body.reasoning = { ...body.reasoning, summary: "auto" };
+  if (tail.reasoning && !target.xai && request.effort !== "none")
+    tail.reasoning = { ...tail.reasoning, summary: "auto" };
   // The Codex backend rejects an output cap; it sizes the answer itself.
-  if (request.maxOutputTokens && !target.codex) body.max_output_tokens = request.maxOutputTokens;
-  if (target.codex?.fast) body.service_tier = CODEX_FAST_TIER;
+  if (request.maxOutputTokens && !target.codex) tail.max_output_tokens = request.maxOutputTokens;
+  if (target.codex?.fast) tail.service_tier = CODEX_FAST_TIER;
   // OpenAI, xAI and the Codex backend all take Responses' structured output.
-  if (request.schema) body.text = responsesTextFormat(request.schema);
+  if (request.schema) tail.text = responsesTextFormat(request.schema);
+  const body = tools === undefined ? { ...head, ...tail } : spliceJson(head, "tools", tools, tail);
 
   const headers: Record<string, string> = { ...target.headers };
   const style: CredentialStyle = { apiKeyHeader: "authorization" };
@@ -81,7 +100,7 @@ async function* run(call: WireCall, deps: WireDeps): AsyncGenerator<StreamEvent>
   };
   try {
     for await (const sse of postWithCredential(call, deps, url, headers, body, vendorError, style)) {
-      if (sse.data === "[DONE]") continue;
+      if (sse.data === "[DONE]" || ECHOES.has(sse.event ?? "")) continue;
       const event = parseJsonData(target.provider, sse.data);
       switch (event.type) {
         case "response.output_text.delta":
