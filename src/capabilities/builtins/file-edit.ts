@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { defineTool } from "../tool.ts";
 import { denied } from "./_paths.ts";
-import { lineDiff } from "./line-diff.ts";
 
 export const fileEdit = defineTool({
   name: "file_edit",
@@ -38,6 +37,8 @@ export const fileEdit = defineTool({
       : before.replace(args.old_string, () => args.new_string);
     const written = await ctx.sandbox.writeFile(read.path, after, ctx.caller);
     if (!written.ok) return denied(written, ctx);
+    // The differ loads with the first edit, not with the tool list (issue 31: boot RSS, the one-shot ask's import).
+    const { lineDiff } = await import("./line-diff.ts");
     return `Edited ${written.path} (${count} replacement${count > 1 ? "s" : ""}):\n${lineDiff(before, after, written.path)}`;
   },
 });
