@@ -3,7 +3,7 @@
  * boot RSS and the one-shot ask's import): a plain in-process ask that calls no tool evaluates every tool's
  * declaration (the registry, the catalog and the wire schemas read them) but none of what the tools do — the web
  * search backends, the browser's actions and page snapshot, computer use's pictures, generate_image's run, the
- * differ, the file walkers and the skill writer. Seen from source with the preload that lists evaluated modules
+ * differ, the file walkers, the skill writer, the job operations and the schedule parser (with cron-schedule). Seen from source with the preload that lists evaluated modules
  * (test/fixture/loaded-modules.ts, as in ask-lazy.test.ts).
  */
 import { expect, test } from "bun:test";
@@ -36,6 +36,8 @@ const TOOL_WORK = [
   "_walk.ts",
   "src/runtime/glob.ts",
   "src/skills/write.ts",
+  "src/jobs/job-operations.ts",
+  "src/jobs/schedule.ts",
 ].map((p) => (p.startsWith("src/") ? p : `src/capabilities/builtins/${p}`));
 
 test("an in-process ask that calls no tool loads the tools' declarations, not what they do", async () => {
@@ -63,13 +65,10 @@ test("an in-process ask that calls no tool loads the tools' declarations, not wh
     },
   });
   expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "pong\n" });
-  const loaded = new Set(
-    readFileSync(log, "utf8")
-      .split("\n")
-      .filter((l) => l.startsWith(`${ROOT}/src/`))
-      .map((l) => l.slice(ROOT.length + 1)),
-  );
+  const lines = readFileSync(log, "utf8").split("\n");
+  const loaded = new Set(lines.filter((l) => l.startsWith(`${ROOT}/src/`)).map((l) => l.slice(ROOT.length + 1)));
   expect(TOOL_WORK.filter((p) => loaded.has(p))).toEqual([]);
+  expect(lines.filter((l) => l.includes("/node_modules/cron-schedule/"))).toEqual([]);
   // The probe sees the declarations: the tool list and the tools whose work stays behind.
   for (const declared of ["registry.ts", "web-tools.ts", "browser.ts", "computer-use.ts", "generate-image.ts"]) {
     expect(loaded).toContain(`src/capabilities/builtins/${declared}`);
