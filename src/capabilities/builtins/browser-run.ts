@@ -20,7 +20,11 @@ const MAX_SHOT_BYTES = 8 * 1024 * 1024;
 const MAX_FILE_BYTES = 100 * 1024 * 1024;
 
 /** One browser call on the session (browser.ts): loaded on the tool's first call, with the page snapshot code. */
-export async function runBrowserAction(args: Args, session: BrowserSession, ctx: ToolContext): Promise<ToolResult | string> {
+export async function runBrowserAction(
+  args: Args,
+  session: BrowserSession,
+  ctx: ToolContext,
+): Promise<ToolResult | string> {
   switch (args.action) {
     case "status":
       return session.running()

@@ -35,10 +35,11 @@ export const fileEdit = defineTool({
     const after = args.replace_all
       ? before.split(args.old_string).join(args.new_string)
       : before.replace(args.old_string, () => args.new_string);
+    // The differ loads with the first edit, not with the tool list (issue 31: boot RSS, the one-shot ask's import);
+    // before the write, so the edit it reports is never one already made.
+    const { lineDiff } = await import("./line-diff.ts");
     const written = await ctx.sandbox.writeFile(read.path, after, ctx.caller);
     if (!written.ok) return denied(written, ctx);
-    // The differ loads with the first edit, not with the tool list (issue 31: boot RSS, the one-shot ask's import).
-    const { lineDiff } = await import("./line-diff.ts");
     return `Edited ${written.path} (${count} replacement${count > 1 ? "s" : ""}):\n${lineDiff(before, after, written.path)}`;
   },
 });

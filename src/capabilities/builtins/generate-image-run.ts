@@ -28,9 +28,8 @@ const RATIO = /^\d+(\.\d+)?:\d+(\.\d+)?$/;
 export async function generateImageRun(
   args: Args,
   ctx: ToolContext,
-  deps: GenerateImageDeps,
+  deps: GenerateImageDeps & { fetch: typeof fetch },
 ): Promise<ToolResult | string> {
-  const platformFetch = deps.fetch ?? fetch;
   // The backends load with the first picture, not with every turn that merely offers the tool.
   const { IMAGE_NOT_CONFIGURED, imageSettings } = await import("../../media/image-backends/image-settings.ts");
   const settings = imageSettings(ctx.config);
@@ -80,7 +79,7 @@ export async function generateImageRun(
 
   let picture: ImageBytes;
   try {
-    const http = settings.ownerBaseUrl ? ownerHttp(platformFetch, ctx.signal) : guardedHttp(ctx);
+    const http = settings.ownerBaseUrl ? ownerHttp(deps.fetch, ctx.signal) : guardedHttp(ctx);
     picture = await settings.service.run(
       job,
       { baseUrl: settings.baseUrl, apiKey, ...(signIn ? { signIn } : {}) },

@@ -8,6 +8,8 @@ export type { GenerateImageDeps } from "./generate-image-params.ts";
  * `<workspace>/media/image-<token>.png` and sent to the chat a channel turn answers (generate-image-run.ts).
  */
 export function createGenerateImage(deps: GenerateImageDeps = {}) {
+  // The platform's fetch as it is when the tool is made, as before its run moved behind a lazy import.
+  const runDeps = { ...deps, fetch: deps.fetch ?? fetch };
   return defineTool({
     name: "generate_image",
     description: "Create or edit a picture with the image backend: saved under media/, sent when in a chat.",
@@ -20,7 +22,7 @@ export function createGenerateImage(deps: GenerateImageDeps = {}) {
     async execute(args, ctx) {
       // What a call does loads with the first picture, not with the tool list (issue 31: boot RSS, ask's import).
       const { generateImageRun } = await import("./generate-image-run.ts");
-      return generateImageRun(args, ctx, deps);
+      return generateImageRun(args, ctx, runDeps);
     },
   });
 }
