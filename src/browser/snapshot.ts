@@ -24,7 +24,6 @@ export const SNAPSHOT_DEFAULTS: SnapshotOptions = {
   maxChars: 50_000,
   interactiveOnly: false,
 };
-export const SNAPSHOT_MAX_DEPTH = 20;
 
 /** The selector `act` uses for a ref from the latest snapshot. */
 export function refSelector(ref: string): string {

@@ -8,9 +8,7 @@ import {
   type SearchRequest,
   type SearchResult,
 } from "./search-backend.ts";
-
-/** Brave Search's web endpoint; needs an API key sent as X-Subscription-Token. */
-export const BRAVE_URL = "https://api.search.brave.com/res/v1/web/search";
+import { BRAVE_URL } from "./search-urls.ts";
 
 // Only the fields we show; anything else Brave sends is ignored, and a missing `web` means no results.
 const BraveAnswer = v.object({

@@ -1,9 +1,7 @@
 import { join } from "node:path";
 import * as v from "valibot";
-import { globMatcher } from "../../runtime/glob.ts";
 import { defineTool } from "../tool.ts";
 import { defaultDirectory, denied } from "./_paths.ts";
-import { walkFiles } from "./_walk.ts";
 
 const MAX_MATCHES = 200;
 const MAX_FILES = 20_000;
@@ -30,6 +28,9 @@ export const contentSearch = defineTool({
     }
     const dir = await ctx.sandbox.checkPath(args.path ?? (await defaultDirectory(ctx)), "read", ctx.caller);
     if (!dir.ok) return denied(dir, ctx);
+    // The walker and the glob matcher load with the first search, not with the tool list (issue 31: boot RSS,
+    // the one-shot ask's import).
+    const [{ globMatcher }, { walkFiles }] = await Promise.all([import("../../runtime/glob.ts"), import("./_walk.ts")]);
     const only = args.glob ? globMatcher(args.glob) : undefined;
     const matches: string[] = [];
     for await (const rel of walkFiles(dir.path, { limit: MAX_FILES, signal: ctx.signal })) {

@@ -10,9 +10,7 @@ import {
   type SearchRequest,
   type SearchResult,
 } from "./search-backend.ts";
-
-/** DuckDuckGo's no-JavaScript results page: no key needed, which makes it the default backend. */
-export const DUCKDUCKGO_URL = "https://html.duckduckgo.com/html/";
+import { DUCKDUCKGO_URL } from "./search-urls.ts";
 
 export async function searchDuckDuckGo(request: SearchRequest, endpoint = DUCKDUCKGO_URL): Promise<SearchResult[]> {
   const url = new URL(endpoint);

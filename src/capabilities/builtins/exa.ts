@@ -1,9 +1,7 @@
 import * as v from "valibot";
 import { malformed, postKeyedSearch } from "./_search-http.ts";
 import { clipSnippet, type SearchRequest, type SearchResult } from "./search-backend.ts";
-
-/** Exa's search endpoint: a JSON POST, the key in x-api-key. */
-export const EXA_URL = "https://api.exa.ai/search";
+import { EXA_URL } from "./search-urls.ts";
 
 // Only the fields we show. Exa sends a null title for pages without one; highlights are its ranked snippets.
 const ExaAnswer = v.object({

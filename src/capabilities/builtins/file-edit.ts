@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { defineTool } from "../tool.ts";
 import { denied } from "./_paths.ts";
-import { lineDiff } from "./line-diff.ts";
 
 export const fileEdit = defineTool({
   name: "file_edit",
@@ -36,6 +35,9 @@ export const fileEdit = defineTool({
     const after = args.replace_all
       ? before.split(args.old_string).join(args.new_string)
       : before.replace(args.old_string, () => args.new_string);
+    // The differ loads with the first edit, not with the tool list (issue 31: boot RSS, the one-shot ask's import);
+    // before the write, so the edit it reports is never one already made.
+    const { lineDiff } = await import("./line-diff.ts");
     const written = await ctx.sandbox.writeFile(read.path, after, ctx.caller);
     if (!written.ok) return denied(written, ctx);
     return `Edited ${written.path} (${count} replacement${count > 1 ? "s" : ""}):\n${lineDiff(before, after, written.path)}`;

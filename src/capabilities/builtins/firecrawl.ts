@@ -1,9 +1,7 @@
 import * as v from "valibot";
 import { malformed, postKeyedSearch } from "./_search-http.ts";
 import { clipSnippet, type SearchRequest, type SearchResult } from "./search-backend.ts";
-
-/** Firecrawl's v2 search endpoint: a JSON POST, the key as a Bearer token. */
-export const FIRECRAWL_URL = "https://api.firecrawl.dev/v2/search";
+import { FIRECRAWL_URL } from "./search-urls.ts";
 
 const Hit = v.object({ url: v.string(), title: v.nullish(v.string()), description: v.nullish(v.string()) });
 

@@ -1,9 +1,7 @@
 import { join } from "node:path";
 import * as v from "valibot";
-import { globFiles } from "../../runtime/glob.ts";
 import { defineTool } from "../tool.ts";
 import { defaultDirectory, denied } from "./_paths.ts";
-import { SKIPPED_DIRS } from "./_walk.ts";
 
 const MAX_RESULTS = 500;
 
@@ -20,6 +18,11 @@ export const globSearch = defineTool({
   async execute(args, ctx) {
     const dir = await ctx.sandbox.checkPath(args.path ?? (await defaultDirectory(ctx)), "read", ctx.caller);
     if (!dir.ok) return denied(dir, ctx);
+    // The glob machinery loads with the first search, not with the tool list (issue 31: boot RSS, ask's import).
+    const [{ globFiles }, { SKIPPED_DIRS }] = await Promise.all([
+      import("../../runtime/glob.ts"),
+      import("./_walk.ts"),
+    ]);
     const namesSkipped = (p: string) =>
       p.split("/").some((seg) => SKIPPED_DIRS.has(seg) && !args.pattern.includes(seg));
     const found: string[] = [];

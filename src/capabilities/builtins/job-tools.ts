@@ -1,11 +1,10 @@
 import * as v from "valibot";
 import { isFermixError } from "../../error.ts";
-import { type JobActor, jobOperations } from "../../jobs/job-operations.ts";
-import { jobPayload } from "../../jobs/job-payload.ts";
+import type { JobActor } from "../../jobs/job-operations.ts";
 import type { JobService } from "../../jobs/job-service-contract.ts";
 import type { JobPatch } from "../../jobs/job-store-contract.ts";
 import type { JobState, RunStatus } from "../../jobs/job-types.ts";
-import { describeSchedule, nextRunAt, parseSchedule, type Schedule } from "../../jobs/schedule.ts";
+import type { Schedule } from "../../jobs/schedule.ts";
 import type { ConversationKey } from "../../memory/messages-contract.ts";
 import { type AnyTool, defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 import {
@@ -47,17 +46,31 @@ const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout", "budget"] a
 const RunId = v.pipe(Text(200), v.description("the run's id (run_…), as list_job_runs shows it"));
 const JobIdOnly = (tool: string) => jobArgs(tool, { job_id: JobId });
 
-type Operations = ReturnType<typeof jobOperations>;
+/**
+ * The job machinery (operations, payloads, the schedule parser and cron-schedule) loads with the first job call,
+ * not with the tool list: every turn offers these tools and few call one (issue 31: the one-shot ask's import).
+ */
+async function loadJobs() {
+  const [operations, payload, schedule] = await Promise.all([
+    import("../../jobs/job-operations.ts"),
+    import("../../jobs/job-payload.ts"),
+    import("../../jobs/schedule.ts"),
+  ]);
+  return { ...operations, ...payload, ...schedule };
+}
+type Jobs = Awaited<ReturnType<typeof loadJobs>>;
+type Operations = ReturnType<Jobs["jobOperations"]>;
 
 /** Runs a job tool's body with the service; a refusal (a FermixError) becomes an error result carrying its sentence. */
 async function withJobs(
   ctx: ToolContext,
-  work: (service: JobService, ops: Operations) => Promise<ToolResult | string> | ToolResult | string,
+  work: (service: JobService, ops: Operations, jobs: Jobs) => Promise<ToolResult | string> | ToolResult | string,
 ): Promise<ToolResult | string> {
   if (!ctx.jobs) return NOT_WIRED;
   const service = await ctx.jobs();
+  const jobs = await loadJobs();
   try {
-    return await work(service, jobOperations(service, ctx.now));
+    return await work(service, jobs.jobOperations(service, ctx.now), jobs);
   } catch (err) {
     if (isFermixError(err)) return { isError: true, content: err.message };
     throw err;
@@ -74,10 +87,10 @@ function actorOf(ctx: ToolContext): JobActor {
 }
 
 /** A schedule as the job will run it: the parse error's own sentence when it does not parse, refused with no future run. */
-function scheduleFor(expr: string, timezone: string, now: number): { schedule: Schedule; next: number } {
-  const parsed = parseSchedule(expr, timezone);
+function scheduleFor(jobs: Jobs, expr: string, timezone: string, now: number): { schedule: Schedule; next: number } {
+  const parsed = jobs.parseSchedule(expr, timezone);
   if (!parsed.ok) throw JobRefused(parsed.error);
-  const next = nextRunAt(parsed.schedule, now);
+  const next = jobs.nextRunAt(parsed.schedule, now);
   if (next === null) {
     throw JobRefused(`the schedule "${expr}" has no future run (now is ${isoSeconds(now)}); give one that runs again`);
   }
@@ -131,11 +144,11 @@ export const scheduleJob = defineTool({
         content: `a scheduled run cannot create jobs (this run belongs to job ${ctx.caller.jobId}); say in the answer what should be scheduled instead`,
       };
     }
-    return withJobs(ctx, async (service) => {
+    return withJobs(ctx, async (service, _ops, jobs) => {
       const now = ctx.now();
       const defaults = service.defaults();
       const timezone = args.timezone ?? defaults.timezone;
-      const { schedule, next } = scheduleFor(args.schedule, timezone, now);
+      const { schedule, next } = scheduleFor(jobs, args.schedule, timezone, now);
       const expiresAt = args.expires_at === undefined ? null : parseExpiresAt(args.expires_at, now);
       if (expiresAt !== null && expiresAt <= next) {
         throw JobRefused(
@@ -168,7 +181,7 @@ export const scheduleJob = defineTool({
         { nextRunAt: next, trust, createdIn: ctx.conversation ?? NO_CONVERSATION },
       );
       service.changed();
-      return `Scheduled "${job.name}" (id ${job.id}): ${describeSchedule(schedule)}; next run ${isoSeconds(next)} (${timezone}).\n${json(jobPayload(job))}`;
+      return `Scheduled "${job.name}" (id ${job.id}): ${jobs.describeSchedule(schedule)}; next run ${isoSeconds(next)} (${timezone}).\n${json(jobs.jobPayload(job))}`;
     });
   },
 });
@@ -218,7 +231,7 @@ export const updateJob = defineTool({
           "clear_route_pin cannot be combined with provider/model: clear_route_pin un-pins the route; to re-pin it, give provider and model alone",
       };
     }
-    return withJobs(ctx, async (service, ops) => {
+    return withJobs(ctx, async (service, ops, jobs) => {
       const job = ops.find(actorOf(ctx), job_id);
       const patch: JobPatch = {};
       const changed: string[] = [];
@@ -233,7 +246,7 @@ export const updateJob = defineTool({
       }
       if (args.schedule !== undefined || args.timezone !== undefined) {
         const timezone = args.timezone ?? job.timezone;
-        const parsed = scheduleFor(args.schedule ?? job.scheduleExpr, timezone, ctx.now());
+        const parsed = scheduleFor(jobs, args.schedule ?? job.scheduleExpr, timezone, ctx.now());
         next = parsed.next;
         Object.assign(patch, {
           scheduleKind: parsed.schedule.kind,
@@ -284,7 +297,7 @@ export const updateJob = defineTool({
         updated.state === "scheduled" || updated.state === "running"
           ? ""
           : ` The job is ${updated.state}; resume_job puts it back on its schedule.`;
-      return `Updated "${updated.name}" (id ${updated.id}): ${changed.join(", ")}.${when}${idle}\n${json(jobPayload(updated))}`;
+      return `Updated "${updated.name}" (id ${updated.id}): ${changed.join(", ")}.${when}${idle}\n${json(jobs.jobPayload(updated))}`;
     });
   },
 });

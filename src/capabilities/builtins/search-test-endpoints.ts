@@ -3,8 +3,8 @@ import { DEFAULT_LIMITS } from "../../net/guarded-fetch.ts";
 import { readCapped } from "../../net/read-capped.ts";
 import { testLoopbackOrigin } from "../../net/test-origin.ts";
 import type { GuardedFetch } from "../../net/types.ts";
-import { DUCKDUCKGO_URL } from "./duckduckgo.ts";
 import { KEYED_SEARCH_BACKENDS } from "./search-backends.ts";
+import { DUCKDUCKGO_URL } from "./search-urls.ts";
 import type { SearchEndpoints } from "./web-search.ts";
 
 /**

@@ -5,7 +5,6 @@ import { isFermixError } from "../../error.ts";
 import type { Skill } from "../../skills/catalog.ts";
 import { SKILL_NAME } from "../../skills/parse.ts";
 import { reloadReport, renderLoadError, renderReload, renderSkillLine } from "../../skills/report.ts";
-import { writeHomeSkill } from "../../skills/write.ts";
 import { mayUse } from "../policy.ts";
 import { type AnyTool, defineTool, type SkillDelegation, type ToolContext, type ToolResult } from "../tool.ts";
 
@@ -118,6 +117,8 @@ export const skillCreate = defineTool({
       if ((existing || onDisk) && !args.overwrite) {
         return { isError: true, content: `skill "${args.name}" exists already; pass overwrite: true to replace it.` };
       }
+      // The writer loads with the first skill written, not with the tool list (issue 31: boot RSS, ask's import).
+      const { writeHomeSkill } = await import("../../skills/write.ts");
       const { file } = writeHomeSkill(catalog.homeSkillsDir, {
         name: args.name,
         description: args.description,

@@ -1,9 +1,7 @@
 import * as v from "valibot";
 import { malformed, postKeyedSearch } from "./_search-http.ts";
 import { clipSnippet, type SearchRequest, type SearchResult } from "./search-backend.ts";
-
-/** Tavily's search endpoint: a JSON POST, the key as a Bearer token. */
-export const TAVILY_URL = "https://api.tavily.com/search";
+import { TAVILY_URL } from "./search-urls.ts";
 
 const TavilyAnswer = v.object({
   results: v.optional(

@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import type { Config } from "../../config/schema.ts";
 import type { GuardedFetch } from "../../net/types.ts";
-import { DUCKDUCKGO_URL, searchDuckDuckGo } from "./duckduckgo.ts";
 import { SearchFailed, type SearchRequest, type SearchResult } from "./search-backend.ts";
 import { isKeyedBackend, KEYED_SEARCH_BACKENDS, type KeyedBackendName } from "./search-backends.ts";
+import { DUCKDUCKGO_URL } from "./search-urls.ts";
 
 const DEFAULT_RESULTS = 8;
 
@@ -77,6 +77,8 @@ export function createWebSearchTool(endpoints: SearchEndpoints = {}) {
             });
           }
         }
+        // DuckDuckGo's parser loads on the first search, not with the declaration (issue 31: boot RSS, ask's import).
+        const { searchDuckDuckGo } = await import("./duckduckgo.ts");
         return { content: format(args.query, "DuckDuckGo", await searchDuckDuckGo(request, duckduckgo), degraded) };
       } catch (err) {
         if (ctx.signal.aborted) return { isError: true, content: "web_search was cancelled." };
