@@ -1,7 +1,7 @@
 import type { CommandMeta } from "citty";
 import { FermixError } from "../error.ts";
 import type { DaemonClient } from "../protocol/daemon-client-contract.ts";
-import { JOB_STATES, RUN_STATUSES } from "../protocol/schemas.ts";
+import { JOB_STATES, RUN_STATUSES } from "../protocol/job-queries.ts";
 import type { LocalJobs } from "./_jobs-local.ts";
 import { defineCommand } from "./command.ts";
 import { connectDaemon, ifDaemonRuns } from "./daemon-client.ts";

@@ -3,17 +3,8 @@ import { FermixError } from "../error.ts";
 import { type JobActor, jobOperations } from "../jobs/job-operations.ts";
 import { jobPayload } from "../jobs/job-payload.ts";
 import type { JobState, RunStatus } from "../jobs/job-types.ts";
-import {
-  type JOB_STATES,
-  type JobAnswer,
-  type JobList,
-  JobListQuery,
-  type JobRemoved,
-  type RUN_STATUSES,
-  type RunAnswer,
-  type RunList,
-  RunListQuery,
-} from "../protocol/schemas.ts";
+import { type JOB_STATES, JobListQuery, type RUN_STATUSES, RunListQuery } from "../protocol/job-queries.ts";
+import type { JobAnswer, JobList, JobRemoved, RunAnswer, RunList } from "../protocol/schemas.ts";
 import type { DaemonState } from "./daemon-state.ts";
 
 // The protocol's lists and the store's types name the same states: a state added to one fails to compile here.

@@ -3,15 +3,9 @@ import { forgetAuth } from "../auth/forget-route.ts";
 import { FermixError } from "../error.ts";
 import { askLocally } from "../gateway/local-ask.ts";
 import { redact } from "../observability/redact.ts";
-import {
-  AskRequest,
-  type Health,
-  type Hello,
-  MIN_CLIENT_PROTOCOL,
-  PROTOCOL_HEADER,
-  PROTOCOL_VERSION,
-  type Status,
-} from "../protocol/schemas.ts";
+import { AskRequest, MIN_CLIENT_PROTOCOL, PROTOCOL_HEADER, PROTOCOL_VERSION } from "../protocol/ask-schemas.ts";
+// Types only: the daemon validates requests, never its own answers, so it does not build the whole protocol.
+import type { Health, Hello, Status } from "../protocol/schemas.ts";
 import { reloadReport } from "../skills/report.ts";
 import { VERSION } from "../version.ts";
 import type { DaemonState } from "./daemon-state.ts";

@@ -17,6 +17,7 @@ export {
   PROTOCOL_VERSION,
   SessionId,
 } from "./ask-schemas.ts";
+export { JOB_STATES, JobListQuery, RUN_STATUSES, RunListQuery } from "./job-queries.ts";
 
 /** One part of the daemon (src/subsystems.ts) as `status`, `/v1/health` and doctor show it; absent from an older daemon. */
 export const SubsystemStatus = v.object({ name: v.string(), state: v.string(), detail: v.optional(v.string()) });
@@ -143,9 +144,6 @@ export type SkillReloadReport = v.InferOutput<typeof SkillReloadReport>;
  * Scheduled jobs (src/jobs/job-payload.ts makes these shapes). Loose on purpose: a field a newer daemon adds
  * passes through an older CLI untouched; only what the CLI reads is checked.
  */
-export const JOB_STATES = ["scheduled", "running", "paused", "disabled", "completed"] as const;
-export const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout", "budget"] as const;
-
 export const JobPayload = v.looseObject({
   id: v.string(),
   name: v.string(),
@@ -202,19 +200,3 @@ export type RunAnswer = v.InferOutput<typeof RunAnswer>;
 /** `DELETE /v1/jobs/<id>`. */
 export const JobRemoved = v.object({ removed: v.boolean(), job_id: v.string() });
 export type JobRemoved = v.InferOutput<typeof JobRemoved>;
-
-/** The query of `GET /v1/jobs`. */
-export const JobListQuery = v.strictObject({ state: v.optional(v.picklist(JOB_STATES)) });
-/** The query of `GET /v1/jobs/<id>/runs`; `limit` 1-500 (default 20). */
-export const RunListQuery = v.strictObject({
-  status: v.optional(v.picklist(RUN_STATUSES)),
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,4}$/, "a whole number from 1 to 500"),
-      v.transform(Number),
-      v.minValue(1, "a whole number from 1 to 500"),
-      v.maxValue(500, "a whole number from 1 to 500"),
-    ),
-  ),
-});
