@@ -74,9 +74,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // stderr's style (colour, plain, journald) is decided from env and fd 2 once consola loads.
   const log = createLog({ file: paths.logFile, stderr: deps.logToStderr && { env } });
   const liveConfig = createLiveConfig(paths.config, config, log.withTag("config"));
-  // The daemon checkpoints memory.db on a timer, off the path of a turn's commit or a job claim.
+  // memory.db: checkpointed on the daemon's timer, off a commit's path; a one-shot exit leaves a small log be.
   const database = lazyDatabase(paths.db, {
-    backgroundCheckpoints: role === "daemon",
+    role,
     onError: (err) => log.withTag("memory").warn(`memory.db checkpoint failed: ${err.message}`),
   });
   const db = () => database.get();
