@@ -74,7 +74,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // stderr's style (colour, plain, journald) is decided from env and fd 2 once consola loads.
   const log = createLog({ file: paths.logFile, stderr: deps.logToStderr && { env } });
   const liveConfig = createLiveConfig(paths.config, config, log.withTag("config"));
-  // memory.db: checkpointed on the daemon's timer, off a commit's path; a one-shot exit leaves a small log be.
+  // memory.db: checkpointed on the daemon's timer, off a commit's path; a one-shot exit leaves the log to them.
   const database = lazyDatabase(paths.db, {
     role,
     onError: (err) => log.withTag("memory").warn(`memory.db checkpoint failed: ${err.message}`),
