@@ -4,6 +4,7 @@ import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { startBackgroundCheckpoints } from "./background-checkpoints.ts";
 import { openDatabase } from "./db.ts";
 import { closeLeavingWal } from "./oneshot-close.ts";
+import { prepareOnUse } from "./prepare-on-use.ts";
 
 /**
  * memory.db opened on first use, so a command that fails before it needs the database (no provider
@@ -21,6 +22,7 @@ export function lazyDatabase(
   } = {},
 ): { get(): SqlDatabase; opened(): boolean; close(): void } {
   let db: SqlDatabase | undefined;
+  let shared: SqlDatabase | undefined;
   let checkpoints: ReturnType<typeof startBackgroundCheckpoints> | undefined;
   let closed = false;
   return {
@@ -29,8 +31,9 @@ export function lazyDatabase(
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
         db = openDatabase(path);
         if (opts.role === "daemon") checkpoints = startBackgroundCheckpoints(db, { onError: opts.onError });
+        shared = prepareOnUse(db);
       }
-      return db;
+      return shared!;
     },
     opened: () => db !== undefined,
     close: () => {
