@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import * as v from "valibot";
 import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
@@ -145,10 +144,8 @@ async function deliver(
 ): Promise<AskDone> {
   const env = processEnv();
   const paths = fermixPaths(resolveHome(env));
-  // No socket file, no daemon: connecting would only fail with not_running, after ~1.3 ms of the event loop, so
-  // the in-process turn starts at once (with --daemon that failure is the answer, so it is still asked for).
-  if (daemonFlag === true || (daemonFlag !== false && existsSync(paths.socket))) {
-    // Connecting is the test: a stale socket fails at once with not_running.
+  if (daemonFlag !== false) {
+    // Connecting is the test: a missing or stale socket fails at once with not_running.
     try {
       return await askOverSocket(socketSender(paths.socket), request, callbacks);
     } catch (err) {
