@@ -53,13 +53,12 @@ export type SkillCatalog = {
 type Entry = { skill: Skill; folder: SkillFolder; fingerprint: string };
 type State = { entries: Map<string, Entry>; errors: SkillLoadError[] };
 
-/** The embedded skills as the build listed and parsed them (bundled-index.ts); a reference file is read when viewed. */
+/** The embedded skills as the build listed them (bundled-index.ts); a reference file is read when viewed. */
 const BUNDLED: EmbeddedFiles = (() => {
   const index = bundledIndex();
   return {
     list: () => index.files,
-    read: (path) => (path in index.skillFiles ? Promise.resolve(index.skillFiles[path]!.text) : readEmbedded(path)),
-    parsed: (path) => index.skillFiles[path]?.doc,
+    read: (path) => (path in index.skillFiles ? Promise.resolve(index.skillFiles[path]!) : readEmbedded(path)),
   };
 })();
 
@@ -180,7 +179,7 @@ async function readFolder(folder: SkillFolder, errors: SkillLoadError[]): Promis
   let doc: SkillDoc;
   try {
     text = await folder.read("SKILL.md");
-    doc = folder.parsed?.("SKILL.md") ?? parseSkill(text, { file, folder: folder.name });
+    doc = parseSkill(text, { file, folder: folder.name });
   } catch (err) {
     const field = isFermixError(err) ? (err.data.field as string | undefined) : undefined;
     // parseSkill's messages start with the file already; keep one copy of it.

@@ -1,7 +1,6 @@
 import { type Dirent, readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { SkillDoc } from "./parse.ts";
 
 export type SkillSource = "bundled" | "home" | "plugin";
 
@@ -19,18 +18,12 @@ export type SkillFolder = {
   files: string[];
   /** Reads one of `files`; never called with anything else. */
   read(file: string): Promise<string>;
-  /** One of `files` already parsed (bundled skills: when the binary was built); undefined: parse what read gives. */
-  parsed?(file: string): SkillDoc | undefined;
   /** The plugin that ships it (plugin skills only). */
   plugin?: string;
 };
 
 /** What embedded assets offer (src/embedded/assets.ts in the binary; a fake in tests). */
-export type EmbeddedFiles = {
-  list(): string[];
-  read(path: string): Promise<string>;
-  parsed?(path: string): SkillDoc | undefined;
-};
+export type EmbeddedFiles = { list(): string[]; read(path: string): Promise<string> };
 
 /** A scan result: the folders found, and what could not be scanned at all. */
 export type SourceScan = { folders: SkillFolder[]; problems: { file: string; reason: string }[] };
@@ -59,7 +52,6 @@ export function bundledFolders(embedded: EmbeddedFiles): SkillFolder[] {
     location: `skills/${name}`,
     files: files.sort(),
     read: (file) => embedded.read(`skills/${name}/${file}`),
-    parsed: (file) => embedded.parsed?.(`skills/${name}/${file}`),
   }));
 }
 
