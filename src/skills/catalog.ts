@@ -1,7 +1,6 @@
 import type { Trust } from "../capabilities/caller.ts";
-import { readEmbedded } from "../embedded/assets.ts";
+import { listEmbedded, readEmbedded } from "../embedded/assets.ts";
 import { defineError, isFermixError } from "../error.ts";
-import { bundledIndex } from "./bundled-index.ts" with { type: "macro" };
 import { parseSkill, type SkillDoc } from "./parse.ts";
 import { resolveReference } from "./references.ts";
 import { bundledFolders, type EmbeddedFiles, homeFolders, type SkillFolder, type SkillSource } from "./sources.ts";
@@ -53,22 +52,16 @@ export type SkillCatalog = {
 type Entry = { skill: Skill; folder: SkillFolder; fingerprint: string };
 type State = { entries: Map<string, Entry>; errors: SkillLoadError[] };
 
-/** The embedded skills as the build listed them (bundled-index.ts); a reference file is read when viewed. */
-const BUNDLED: EmbeddedFiles = (() => {
-  const index = bundledIndex();
-  return {
-    list: () => index.files,
-    read: (path) => (path in index.skillFiles ? Promise.resolve(index.skillFiles[path]!) : readEmbedded(path)),
-  };
-})();
-
 /**
  * Every skill fermix knows, from three sources: bundled in the binary, the owner's `$FERMIX_HOME/skills`
  * (a home skill replaces the bundled one of the same name), and plugins (which can never take a name
  * the owner's skills already use). A broken SKILL.md is listed in `errors` and the rest still load.
  */
 export function createSkillCatalog(deps: SkillCatalogDeps): SkillCatalog {
-  const embedded = deps.embedded ?? BUNDLED;
+  const embedded = deps.embedded ?? {
+    list: () => listEmbedded(["skills"]),
+    read: (path: string) => readEmbedded(path),
+  };
   let state: State = { entries: new Map(), errors: [] };
   let loaded: Promise<State> | undefined;
   // Scans run one at a time, so two reloads never interleave their results.
