@@ -16,8 +16,8 @@ export const ONESHOT_WAL_LIMIT_BYTES = 1024 * 1024;
  * checkpoint at 1,000 pages folds it back. SQLite checkpoints on close only when it can lock the database file
  * exclusively; Bun's SQLite driver exposes neither SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE nor a way round its own
  * close of every database at exit, so a read-only connection holds its shared lock while the writer closes, and
- * then closes itself: a read-only connection never checkpoints. A log past the limit is checkpointed and emptied instead
- * (journal_size_limit makes the close empty it), so it never grows without bound across one-shot asks: a
+ * then closes itself: a read-only connection never checkpoints. A log past the limit is checkpointed and emptied
+ * instead (journal_size_limit makes the close empty it), so it never grows without bound across one-shot asks: a
  * passive checkpoint leaves the log's frames valid, the next opener reads them all back and counts none as copied.
  */
 export function closeLeavingWal(db: SqlDatabase, path: string): void {
