@@ -11,6 +11,7 @@ import { logTurns } from "./agent/turn-log.ts";
 import { commandProfilesSource, createTurnRunner } from "./agent/turn-runner.ts";
 import { loadAppConfig } from "./app-config.ts";
 import type { App } from "./app-contract.ts";
+import { lazySlash } from "./app-slash.ts";
 import { BUILTIN_TOOLS } from "./capabilities/builtins/registry.ts";
 import { WEB_TOOLS } from "./capabilities/builtins/web-tools.ts";
 import { createRegistry } from "./capabilities/registry.ts";
@@ -23,9 +24,6 @@ import { FermixError } from "./error.ts";
 import { createApprovals } from "./gateway/approvals.ts";
 import { createLanes } from "./gateway/lanes.ts";
 import { createBackgroundTasks } from "./gateway/slash/background-tasks.ts";
-import { createSlashContexts } from "./gateway/slash/slash-context.ts";
-import { createSoulDeps } from "./gateway/slash/soul-deps.ts";
-import { handleSlash } from "./gateway/slash.ts";
 import { lazy, once } from "./lazy.ts";
 import { lazyDatabase } from "./memory/lazy-database.ts";
 import { createMemoryStore } from "./memory/memories.ts";
@@ -74,9 +72,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // stderr's style (colour, plain, journald) is decided from env and fd 2 once consola loads.
   const log = createLog({ file: paths.logFile, stderr: deps.logToStderr && { env } });
   const liveConfig = createLiveConfig(paths.config, config, log.withTag("config"));
-  // The daemon checkpoints memory.db on a timer, off the path of a turn's commit or a job claim.
+  // memory.db: checkpointed on the daemon's timer, off a commit's path; a one-shot exit leaves the log to them.
   const database = lazyDatabase(paths.db, {
-    backgroundCheckpoints: role === "daemon",
+    role,
     onError: (err) => log.withTag("memory").warn(`memory.db checkpoint failed: ${err.message}`),
   });
   const db = () => database.get();
@@ -117,7 +115,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     channel: (platform) => parts.channels.current()?.adapter(platform),
     jobTurn: (input) => turns.job(input),
     ask: (input) => turns.ask(input),
-    slash: (request) => handleSlash(request.text, slashContext(request)),
+    slash: (request) => slash(request.text, request),
   });
   const traces = createTraces({
     dir: paths.traces,
@@ -142,9 +140,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const compaction = config.fermix_core?.compaction;
   const compact = createCompactor({ store, routes, router, threshold: compaction?.threshold });
-  const slashContext = createSlashContexts({
+  const slash = lazySlash({
     ...{ approvals, sandbox, configFile: paths.config, userHome, store, skills, background, parts },
-    soul: () => createSoulDeps({ db: db(), now, file: paths.promptFiles.soul, routes: () => routes(), router, traces }),
+    soul: () => ({ db: db(), now, file: paths.promptFiles.soul, routes: () => routes(), router, traces }),
     usage: () => createUsageDeps({ db: db(), config: liveConfig, now }),
     detached: (input) => turns.detached(input).then((result) => result.response),
     compact: (key) => compact(key, { systemTokens: 0, force: true }),
@@ -162,7 +160,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       pluginSkills = offered;
     },
     prepareHome,
-    slash: (text, origin) => handleSlash(text, slashContext(origin)),
+    slash,
   });
   // Cross-cutting observers, each subscribing from its own file.
   logTurns(events, tagged);
@@ -182,7 +180,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ask: (input) => turns.ask(input),
     idle: () => lanes.idle(),
     jobs: () => parts.jobs.api(),
-    slash: (request) => handleSlash(request.text, slashContext(request)),
+    slash: (request) => slash(request.text, request),
     channels: {
       start: () => parts.channels.start(),
       status: () => parts.channels.current()?.status() ?? [],

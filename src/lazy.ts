@@ -19,3 +19,12 @@ export function once(step: () => void): () => void {
     step();
   };
 }
+
+/** A promise made on the first call and shared by every later one (a module loaded when first used). */
+export function onFirstCall<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}

@@ -3,7 +3,7 @@ import type { Env } from "../config/env.ts";
 import type { Config } from "../config/schema.ts";
 import type { Log } from "../observability/log.ts";
 import { defineSubsystem } from "../subsystem.ts";
-import { type ComputerUse, createComputerUse } from "./computer-use.ts";
+import type { ComputerUse } from "./computer-use.ts";
 
 export type ComputerUseDeps = {
   liveConfig: () => Config;
@@ -21,8 +21,13 @@ export type ComputerUseDeps = {
 export const computerUseSubsystem = defineSubsystem({
   name: "computer-use",
   wanted: (deps: ComputerUseDeps) => deps.liveConfig().fermix_core?.computer_use?.enabled === true,
-  load: (deps: ComputerUseDeps): ComputerUse =>
-    createComputerUse({ config: deps.liveConfig, env: deps.env, log: deps.log.withTag("computer-use") }),
+  // Its code (the display, the drivers, the PNG codec) loads with the part: never while it is off.
+  load: async (deps: ComputerUseDeps): Promise<ComputerUse> =>
+    (await import("./computer-use.ts")).createComputerUse({
+      config: deps.liveConfig,
+      env: deps.env,
+      log: deps.log.withTag("computer-use"),
+    }),
   start: async (computerUse) => void (await computerUse.open()),
   stop: (computerUse) => computerUse.close(),
   status: (computerUse) => computerUse.status(),

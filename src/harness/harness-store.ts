@@ -1,5 +1,8 @@
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import type { HarnessStore } from "./harness-store-contract.ts";
+
+export { hasPendingHarnessResults } from "./pending-results.ts";
+
 import {
   ACTIVE_STATUSES,
   type DeliveryAttempt,
@@ -187,11 +190,6 @@ export function createHarnessStore(db: SqlDatabase, now: () => number): HarnessS
       return left;
     },
   };
-}
-
-/** One indexed look before loading the harness: most turns have no coding result waiting. */
-export function hasPendingHarnessResults(db: SqlDatabase): boolean {
-  return db.query("SELECT 1 AS x FROM harness_runs WHERE delivery_status = 'pending' LIMIT 1").get() !== null;
 }
 
 function toRun(row: Row): HarnessRun {

@@ -7,7 +7,8 @@ import type { JobService } from "../jobs/job-service-contract.ts";
 import type { Log } from "../observability/log.ts";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { defineSubsystem } from "../subsystem.ts";
-import { type AppHarness, createAppHarness } from "./app-harness.ts";
+import type { AppHarness } from "./app-harness.ts";
+import { hasPendingHarnessResults } from "./pending-results.ts";
 
 export type HarnessDeps = {
   db: () => SqlDatabase;
@@ -29,8 +30,8 @@ export type HarnessDeps = {
 export const harnessSubsystem = defineSubsystem({
   name: "coding-harness",
   wanted: (deps: HarnessDeps) => deps.liveConfig().fermix_core?.harness?.approved === true,
-  load: (deps: HarnessDeps): AppHarness =>
-    createAppHarness({
+  load: async (deps: HarnessDeps): Promise<AppHarness> =>
+    (await import("./app-harness.ts")).createAppHarness({
       db: deps.db,
       role: deps.role,
       config: deps.liveConfig,
@@ -45,8 +46,11 @@ export const harnessSubsystem = defineSubsystem({
   startFailed: (err, deps) => deps.log.withTag("harness").warn(`coding harness: ${err.message}`),
   stop: (harness) => harness.stop(),
   // Its tools join operator turns once approved (src/harness/gate.ts); its waiting results are shown before a
-  // conversation's next turn, like job answers.
-  joinsTurn: () => true,
+  // conversation's next turn, like job answers. Neither approved nor any result waiting: its code stays unloaded.
+  joinsTurn: (opening: TurnOpening, deps, loaded) =>
+    loaded ||
+    opening.config.fermix_core?.harness?.approved === true ||
+    (!opening.job && !!opening.onNotice && hasPendingHarnessResults(deps.db())),
   turn: async (harness, opening: TurnOpening): Promise<TurnAddition | undefined> => {
     const tools = opening.caller.trust === "operator" ? await harness.tools(opening.config) : undefined;
     if (!opening.job) await harness.showPending(opening);
