@@ -1,5 +1,4 @@
-import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { nodeModule } from "../runtime/host.ts";
 import type { Env } from "./env.ts";
 
 /** The only module that knows FERMIX_HOME's layout. */
@@ -45,49 +44,81 @@ export type FermixPaths = {
 
 export function resolveHome(env: Env): string {
   const explicit = env.FERMIX_HOME;
-  if (explicit) return isAbsolute(explicit) ? explicit : resolve(explicit);
-  return join(env.HOME || homedir(), ".fermix");
+  if (explicit) return explicit.startsWith("/") ? explicit : nodePath().resolve(explicit);
+  return under(env.HOME || nodeModule<typeof import("node:os")>("node:os").homedir())(".fermix");
+}
+
+/*
+ * Every `fermix ask` reads these paths before its first byte goes out, and evaluating node:path and node:os is a
+ * measurable part of a compiled client's start (issue 31). fermix runs on Linux and macOS only, where joining clean
+ * segments under a clean home is concatenation with "/"; a home node:path would normalise (an empty, "." or ".."
+ * segment, a trailing "/") still goes through it, so every path is exactly node:path's. The segments joined under
+ * a home are this file's own literals, all clean.
+ */
+function under(home: string): (...parts: string[]) => string {
+  if (!isNormal(home)) return (...parts) => nodePath().join(home, ...parts);
+  const prefix = `${home}/`;
+  return (...parts) => prefix + parts.join("/");
+}
+
+/** A path node:path's join returns unchanged: no empty, "." or ".." segment, and not empty itself. */
+function isNormal(path: string): boolean {
+  if (!path) return false;
+  let start = path.startsWith("/") ? 1 : 0;
+  for (;;) {
+    const slash = path.indexOf("/", start);
+    const end = slash < 0 ? path.length : slash;
+    const segment = path.slice(start, end);
+    if (segment === "" || segment === "." || segment === "..") return false;
+    if (slash < 0) return true;
+    start = slash + 1;
+  }
+}
+
+function nodePath(): typeof import("node:path") {
+  return nodeModule<typeof import("node:path")>("node:path");
 }
 
 export function fermixPaths(home: string): FermixPaths {
+  const join = under(home);
   return {
     home,
-    config: join(home, "config.toml"),
-    db: join(home, "memory.db"),
-    socket: join(home, "daemon.sock"),
-    lock: join(home, "daemon.lock"),
-    logs: join(home, "logs"),
-    logFile: join(home, "logs", "fermix.log"),
-    traces: join(home, "traces"),
-    secrets: join(home, "secrets"),
-    workspace: join(home, "workspace"),
-    auth: join(home, "auth.json"),
-    chatHistory: join(home, "chat_history"),
-    budgetNotices: join(home, "budget-notices.json"),
-    web: { setupToken: join(home, "setup-token"), launchToken: join(home, "setup-launch-token.json") },
-    children: join(home, "run", "children"),
-    browser: { profile: join(home, "browser", "profile"), downloads: join(home, "browser", "downloads") },
-    skills: join(home, "skills"),
+    config: join("config.toml"),
+    db: join("memory.db"),
+    socket: join("daemon.sock"),
+    lock: join("daemon.lock"),
+    logs: join("logs"),
+    logFile: join("logs", "fermix.log"),
+    traces: join("traces"),
+    secrets: join("secrets"),
+    workspace: join("workspace"),
+    auth: join("auth.json"),
+    chatHistory: join("chat_history"),
+    budgetNotices: join("budget-notices.json"),
+    web: { setupToken: join("setup-token"), launchToken: join("setup-launch-token.json") },
+    children: join("run", "children"),
+    browser: { profile: join("browser", "profile"), downloads: join("browser", "downloads") },
+    skills: join("skills"),
     plugins: {
-      root: join(home, "plugins"),
-      installed: join(home, "plugins", "installed"),
-      record: join(home, "plugins", "installed.json"),
-      staging: join(home, "plugins", "staging"),
-      lock: join(home, "plugins", ".lock"),
-      toolCache: join(home, "plugins", "mcp-tools"),
+      root: join("plugins"),
+      installed: join("plugins", "installed"),
+      record: join("plugins", "installed.json"),
+      staging: join("plugins", "staging"),
+      lock: join("plugins", ".lock"),
+      toolCache: join("plugins", "mcp-tools"),
     },
     upgrade: {
-      previous: join(home, ".previous"),
-      history: join(home, "upgrades.jsonl"),
-      lock: join(home, "upgrade.lock"),
-      journal: join(home, "upgrade.journal.json"),
+      previous: join(".previous"),
+      history: join("upgrades.jsonl"),
+      lock: join("upgrade.lock"),
+      journal: join("upgrade.journal.json"),
     },
     promptFiles: {
-      identity: join(home, "bootstrap", "main", "IDENTITY.md"),
-      soul: join(home, "bootstrap", "main", "SOUL.md"),
-      guidance: join(home, "bootstrap", "main", "FERMIX.md"),
-      user: join(home, "memory", "main", "USER.md"),
-      memory: join(home, "memory", "main", "MEMORY.md"),
+      identity: join("bootstrap", "main", "IDENTITY.md"),
+      soul: join("bootstrap", "main", "SOUL.md"),
+      guidance: join("bootstrap", "main", "FERMIX.md"),
+      user: join("memory", "main", "USER.md"),
+      memory: join("memory", "main", "MEMORY.md"),
     },
   };
 }
