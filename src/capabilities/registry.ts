@@ -1,12 +1,11 @@
-import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import type { ToolCallPart, ToolSpec } from "../providers/types.ts";
+import type { ToolCallPart } from "../providers/types.ts";
 import type { Caller } from "./caller.ts";
 import type { ChannelReply } from "./channel-reply.ts";
 import { mayUse } from "./policy.ts";
 import type { Registry, ToolOutcome } from "./registry-contract.ts";
 import type { AnyTool, ToolContext, ToolResult } from "./tool.ts";
-import { advertisedForm } from "./wire-schema.ts";
+import { toolSpec, toolSpecSize } from "./tool-spec.ts";
 
 /** What a model sees of one tool result, at most; longer output is cut with a note saying so. */
 export const MAX_RESULT_CHARS = 32_000;
@@ -19,9 +18,6 @@ export function createRegistry(tools: readonly AnyTool[]): Registry {
     if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
     byName.set(tool.name, tool);
   }
-  // Keyed by the tool object: plugin tools are rebuilt when a plugin changes, under the same names.
-  const specCache = new WeakMap<AnyTool, ToolSpec>();
-
   const registry: Registry = {
     all: (): AnyTool[] => [...byName.values()],
 
@@ -33,24 +29,9 @@ export function createRegistry(tools: readonly AnyTool[]): Registry {
         return variant ? [variant] : [];
       }),
 
-    spec(tool: AnyTool): ToolSpec {
-      let spec = specCache.get(tool);
-      if (!spec) {
-        // Plugin and MCP tools declare their JSON Schema; their valibot parameters only say "an object".
-        const { $schema: _, ...parameters } = (tool.jsonSchema ??
-          toJsonSchema(tool.parameters, {
-            errorMode: "ignore",
-            overrideSchema: ({ valibotSchema }) => advertisedForm(valibotSchema as v.GenericSchema),
-          })) as Record<string, unknown>;
-        spec = { name: tool.name, description: tool.description, parameters };
-        specCache.set(tool, spec);
-      }
-      return spec;
-    },
-
-    specSize(tool: AnyTool): number {
-      return JSON.stringify(registry.spec(tool)).length;
-    },
+    // Shared process-wide (tool-spec.ts): a spec depends on the tool object alone.
+    spec: toolSpec,
+    specSize: toolSpecSize,
 
     async dispatch(call: ToolCallPart, ctx: ToolContext): Promise<ToolOutcome> {
       const started = performance.now();
