@@ -45,7 +45,8 @@ export function indexOf(deferred: readonly AnyTool[]): Bm25Index {
   return index;
 }
 
-function sameTools(a: readonly AnyTool[], b: readonly AnyTool[]): boolean {
+/** The very same tool objects in the same order. */
+export function sameTools(a: readonly AnyTool[], b: readonly AnyTool[]): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
 }
 

@@ -1,4 +1,5 @@
 import type { AnyTool } from "../tool.ts";
+import { sameTools } from "./_catalog.ts";
 import { BRIDGES } from "./bridges.ts";
 
 export type SplitOptions = {
@@ -41,6 +42,29 @@ export function splitSurface(surface: readonly AnyTool[], opts: SplitOptions): S
   const moved = new Set(deferred);
   const sent = [...all.filter((t) => !moved.has(t)), ...BRIDGES.filter((b) => !all.includes(b))];
   return { sent, deferred, callable: [...sent, ...deferred, ...quiet] };
+}
+
+// A daemon's turns offer, almost always, the very same tools as the one before.
+let last: { surface: readonly AnyTool[]; opts: SplitOptions; split: SplitSurface } | undefined;
+
+/**
+ * splitSurface, or the previous call's split when this call's surface is the very same tool objects in the same
+ * order and its options the same values and functions (a split depends on nothing else: deferrability and weight
+ * are the tools' own). The turn calls it each time it builds its shape; a turn's shape never mutates a split.
+ */
+export function splitSurfaceReusing(surface: readonly AnyTool[], opts: SplitOptions): SplitSurface {
+  if (
+    last &&
+    last.opts.enabled === opts.enabled &&
+    last.opts.isDeferrable === opts.isDeferrable &&
+    last.opts.weigh === opts.weigh &&
+    sameTools(last.surface, surface)
+  ) {
+    return last.split;
+  }
+  const split = splitSurface(surface, opts);
+  last = { surface: [...surface], opts: { ...opts }, split };
+  return split;
 }
 
 /** Whether `tools` weigh more than `than`; stops weighing (each weight is a schema render) once they do. */

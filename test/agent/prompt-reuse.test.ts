@@ -1,0 +1,150 @@
+/**
+ * The daemon reuses the last turn's system prompt and tool split when nothing they depend on changed (issue 31): a
+ * change of any input — a prompt file edited, the date, the tools, the skills, the summary, the owner, the caller's
+ * directory — must still reach the very next prompt.
+ */
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import * as v from "valibot";
+import { buildSystemPrompt, type PromptInput, systemPrompt } from "../../src/agent/prompt.ts";
+import { runTurn, type ToolEnvironment } from "../../src/agent/turn.ts";
+import { fileRead } from "../../src/capabilities/builtins/file-read.ts";
+import { BUILTIN_TOOLS } from "../../src/capabilities/builtins/registry.ts";
+import { BRIDGES } from "../../src/capabilities/deferral/bridges.ts";
+import { splitSurfaceReusing } from "../../src/capabilities/deferral/split.ts";
+import { createRegistry } from "../../src/capabilities/registry.ts";
+import { type AnyTool, defineTool } from "../../src/capabilities/tool.ts";
+import { migrate } from "../../src/memory/db.ts";
+import { createMessageStore } from "../../src/memory/messages.ts";
+import { findProvider } from "../../src/providers/descriptors.ts";
+import type { Route } from "../../src/providers/routes.ts";
+import { scriptedWires, text } from "../fixture/scripted-wire.ts";
+
+const DAY = Date.parse("2026-11-29T12:00:00Z");
+const plugin = (name: string): AnyTool =>
+  defineTool({
+    name,
+    description: `The ${name} plugin tool.`,
+    policy: "plugin",
+    readOnly: true,
+    parameters: v.object({}),
+    execute: async () => "ok",
+  });
+
+const base: PromptInput = {
+  agentName: "fermix",
+  now: new Date(DAY),
+  timezone: "Europe/Berlin",
+  cwd: "/w/p",
+  tools: [fileRead],
+  deferred: [],
+  files: { soul: "Be kind.", user: "Lives in Berlin." },
+  skillsIndex: "## Skills\n- tidy: tidies",
+  summary: "They talked about tea.",
+  owner: { userName: "Ada", communicationStyle: "terse" },
+};
+
+describe("the system prompt across turns", () => {
+  test("the same inputs give the very same prompt, each changed input a new one", () => {
+    const first = systemPrompt(base);
+    expect(first).toBe(buildSystemPrompt(base));
+    // Equal content in new objects (a turn reads its files afresh) is still the same prompt.
+    expect(systemPrompt({ ...base, files: { ...base.files }, owner: { ...base.owner }, tools: [...base.tools] })).toBe(
+      first,
+    );
+    // An hour later, the same day: the prompt carries the date only.
+    expect(systemPrompt({ ...base, now: new Date(DAY + 3_600_000) })).toBe(first);
+    const changes: Array<[Partial<PromptInput>, string]> = [
+      [{ now: new Date(DAY + 86_400_000) }, "2026-11-30"],
+      [{ files: { ...base.files, soul: "Be brief." } }, "Be brief."],
+      [{ files: { ...base.files, memory: "Bank: Babbage & Co." } }, "Bank: Babbage & Co."],
+      [{ tools: [fileRead, ...BUILTIN_TOOLS.slice(1, 2)] }, BUILTIN_TOOLS[1]!.name],
+      [{ deferred: [{ ...plugin("image_make"), policy: "meta", deferrable: true }] }, "image_make"],
+      [{ skillsIndex: "## Skills\n- sweep: sweeps" }, "sweep: sweeps"],
+      [{ summary: "They talked about coffee." }, "coffee"],
+      [{ owner: { userName: "Grace", communicationStyle: "terse" } }, "Grace"],
+      [{ cwd: "/w/q" }, "/w/q"],
+      [{ timezone: "Asia/Tokyo" }, "Asia/Tokyo"],
+      [{ agentName: "jarvis", files: { ...base.files, identity: "" } }, "jarvis"],
+    ];
+    for (const [change, seen] of changes) {
+      const input = { ...base, ...change };
+      const prompt = systemPrompt(input);
+      expect(prompt).toBe(buildSystemPrompt(input));
+      expect(prompt).toContain(seen);
+      // …and back again.
+      expect(systemPrompt(base)).toBe(first);
+    }
+  });
+
+  test("a split is reused only for the very same tools and options", () => {
+    const opts = {
+      enabled: true,
+      isDeferrable: (t: AnyTool) => t.policy === "plugin",
+      weigh: (t: AnyTool) => (BRIDGES.includes(t) ? 1 : 1_000),
+    };
+    const tools = [fileRead, plugin("calendar_list")];
+    const split = splitSurfaceReusing(tools, opts);
+    expect(split.deferred.map((t) => t.name)).toEqual(["calendar_list"]);
+    expect(splitSurfaceReusing([...tools], opts)).toBe(split);
+    // A tool rebuilt under the same name (a plugin reloaded) is another tool.
+    const rebuilt = splitSurfaceReusing([fileRead, plugin("calendar_list")], opts);
+    expect(rebuilt).not.toBe(split);
+    expect(splitSurfaceReusing([fileRead, plugin("calendar_list"), plugin("mail_send")], opts).deferred).toHaveLength(
+      2,
+    );
+    expect(splitSurfaceReusing(tools, { ...opts, enabled: false }).deferred).toEqual([]);
+  });
+
+  test("a prompt file edited, a new day and a new plugin tool reach the next turn's request", async () => {
+    const db = new Database(":memory:");
+    migrate(db);
+    const { wires, calls } = scriptedWires({ openai: ["1", "2", "3", "4", "5"].map((n) => text(n)) });
+    let now = DAY;
+    let soul = "Be kind.";
+    let extras: AnyTool[] = [];
+    const deps = {
+      store: createMessageStore(db),
+      routes: (): Route[] => [
+        {
+          descriptor: findProvider("openai")!,
+          model: findProvider("openai")!.defaultModel,
+          target: { provider: "openai", baseUrl: "http://x", headers: {}, receiveTimeoutMs: 1000 },
+        },
+      ],
+      router: { wires, fetch, sleep: async () => {} },
+      registry: createRegistry(BUILTIN_TOOLS),
+      toolEnvironment: () => ({}) as ToolEnvironment,
+      now: () => now,
+      agentName: "fermix",
+      timezone: "Europe/Berlin",
+      promptFiles: () => ({ soul }),
+      extraTools: () => extras,
+      deferTools: false,
+    };
+    const key = { channel: "cli", chat: "ses_reuse" };
+    const turn = async (text: string) => {
+      await runTurn({ key, text }, deps);
+      return calls.at(-1)!.request;
+    };
+    const a = await turn("a");
+    expect(a.system).toContain("Be kind.");
+    expect(a.system).toContain("2026-11-29");
+    soul = "Be brief.";
+    const b = await turn("b");
+    expect(b.system).toContain("Be brief.");
+    now = DAY + 86_400_000;
+    const c = await turn("c");
+    expect(c.system).toContain("2026-11-30");
+    expect(c.tools).toBe(b.tools);
+    extras = [plugin("calendar_list")];
+    const d = await turn("d");
+    expect(c.tools?.map((t) => t.name)).not.toContain("calendar_list");
+    expect(d.tools?.map((t) => t.name)).toContain("calendar_list");
+    expect(d.system).toContain("calendar_list");
+    // Nothing changed between the last two turns: the same prompt and the very same tool list.
+    const e = await turn("e");
+    expect(e.system).toBe(d.system);
+    expect(e.tools).toBe(d.tools);
+  });
+});
