@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { isCompiledBinary } from "../runtime/binary.ts";
+import { sha256Hex } from "../runtime/hash.ts";
 import PRERENDERED from "./prerendered-specs.json" with { type: "json" };
 import type { AnyTool } from "./tool.ts";
 import { advertisedForm } from "./wire-schema.ts";
@@ -63,5 +63,5 @@ export function schemaFingerprint(schema: unknown): string {
     const form = value && typeof value === "object" ? advertisedForm(value) : undefined;
     return form ? { advertised: form } : value;
   });
-  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+  return sha256Hex(text).slice(0, 16);
 }

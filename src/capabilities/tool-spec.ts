@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import type * as v from "valibot";
 import type { ToolSpec } from "../providers/types.ts";
+import { nodeModule } from "../runtime/host.ts";
 import { prerenderedParameters } from "./prerendered-specs.ts";
 import type { AnyTool } from "./tool.ts";
 import { advertisedForm } from "./wire-schema.ts";
@@ -61,6 +61,8 @@ function jsonSchemaConverter(): Converter {
   const mod: { toJsonSchema: Converter } =
     typeof require === "function"
       ? require("@valibot/to-json-schema")
-      : createRequire(import.meta.url)("@valibot/to-json-schema");
+      : nodeModule<typeof import("node:module")>("node:module").createRequire(import.meta.url)(
+          "@valibot/to-json-schema",
+        );
   return mod.toJsonSchema;
 }
