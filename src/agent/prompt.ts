@@ -38,7 +38,7 @@ export function buildSystemPrompt(input: PromptInput): string {
     capabilityCatalog(input.tools, input.deferred ?? []),
     input.skillsIndex,
     [
-      `Today's date is ${promptDate(input.now)} (UTC; the owner's timezone is ${input.timezone}).`,
+      `Today's date is ${input.now.toISOString().slice(0, 10)} (UTC; the owner's timezone is ${input.timezone}).`,
       input.cwd ? `The user is working in ${input.cwd}.` : "",
     ]
       .filter(Boolean)
@@ -46,55 +46,6 @@ export function buildSystemPrompt(input: PromptInput): string {
     input.summary ? `## Earlier in this conversation (summary)\n${input.summary}` : undefined,
   ];
   return sections.filter((s): s is string => Boolean(s?.trim())).join("\n\n");
-}
-
-/** The prompt's only clock input: the UTC date, never a time. */
-function promptDate(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
-/*
- * A daemon's turns mostly build the very prompt the turn before built: the same files, tools, skills and date. The
- * last prompt is reused when every input buildSystemPrompt reads is the same (strings by value, tool lists as the
- * same objects in order, the date as the date), so an edit of any of them reaches the very next turn.
- */
-let last: { key: unknown[]; prompt: string } | undefined;
-
-/** buildSystemPrompt, or the previous call's prompt when nothing it reads has changed. */
-export function systemPrompt(input: PromptInput): string {
-  const key = PROMPT_KEY.map((read) => read(input));
-  if (last && key.every((part, i) => samePart(part, last!.key[i]))) return last.prompt;
-  const prompt = buildSystemPrompt(input);
-  last = { key, prompt };
-  return prompt;
-}
-
-// Every field of PromptInput, each as what buildSystemPrompt reads of it: a new field does not compile until it is
-// named here, so it cannot be left out of the comparison.
-const FIELDS: { [K in keyof PromptInput]-?: (input: PromptInput) => unknown } = {
-  agentName: (i) => i.agentName,
-  now: (i) => promptDate(i.now),
-  timezone: (i) => i.timezone,
-  cwd: (i) => i.cwd,
-  tools: (i) => i.tools,
-  deferred: (i) => i.deferred,
-  files: (i) => entries(i.files),
-  skillsIndex: (i) => i.skillsIndex,
-  summary: (i) => i.summary,
-  owner: (i) => entries(i.owner),
-};
-const PROMPT_KEY = Object.values(FIELDS);
-
-/** An object's keys and values, flat: every field of the files and the owner's profile, whatever they come to hold. */
-function entries(value: object | undefined): unknown[] | undefined {
-  return value && Object.entries(value).flat();
-}
-
-/** Equal values, or arrays of the very same elements in order (tool lists, the files, the owner's profile). */
-function samePart(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-  return a.every((x, i) => x === b[i]);
 }
 
 /**

@@ -19,7 +19,7 @@ import { conversationScope, scopedRouter } from "../usage/meter.ts";
 import { channelActionMarker } from "./channel-marker.ts";
 import { DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
-import { type OwnerProfile, systemPrompt } from "./prompt.ts";
+import { buildSystemPrompt, type OwnerProfile } from "./prompt.ts";
 import type { PromptFiles } from "./prompt-files.ts";
 import { profileAddendum, type RunProfile } from "./run-profile.ts";
 import { estimateTokens } from "./token-estimate.ts";
@@ -165,16 +165,16 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const current = () => {
     const offered = extras();
     if (shape && shape.extras === offered) return shape;
-    const all = [
-      ...deps.registry.surface(caller, input.channel),
-      ...(offered ?? []).filter((t) => mayUse(t, caller)),
-    ].filter((t) => !allowed || allowed.has(t.name));
+    // Loops rather than filter: array builtins run cold in a one-shot process (see splitSurface).
+    const all: AnyTool[] = [];
+    for (const t of deps.registry.surface(caller, input.channel)) if (!allowed || allowed.has(t.name)) all.push(t);
+    for (const t of offered ?? []) if (mayUse(t, caller) && (!allowed || allowed.has(t.name))) all.push(t);
     const split = splitSurfaceReusing(all, {
       enabled: deps.deferTools !== false,
       isDeferrable: deferrable,
       weigh: deps.registry.specSize,
     });
-    let system = systemPrompt({
+    let system = buildSystemPrompt({
       agentName: deps.agentName,
       now: new Date(deps.now()),
       timezone: deps.timezone,
