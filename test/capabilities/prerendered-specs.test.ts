@@ -15,8 +15,14 @@ import { prerenderedParameters, prerenderedTools } from "../../src/capabilities/
 import { createRegistry } from "../../src/capabilities/registry.ts";
 import type { AnyTool } from "../../src/capabilities/tool.ts";
 import { convertParameters, toolSpec, toolSpecSize } from "../../src/capabilities/tool-spec.ts";
+import { startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { runFermix } from "../fixture/cli.ts";
+import { tempHome } from "../fixture/home.ts";
 
 const ROOT = join(import.meta.dir, "../..");
+const KEY = "sk-test-prerendered-0123456789abcdef";
+const defer = cleanupAfterEach();
 const REGENERATE = "stale: run `bun src/capabilities/prerender-step.ts` (build.ts does it too) and commit the file";
 
 describe("pre-rendered tool schemas", () => {
@@ -71,5 +77,25 @@ describe("pre-rendered tool schemas", () => {
       (fileRead as { parameters: v.GenericSchema }).parameters = original;
     }
     expect(prerenderedParameters(fileRead)).toBeDefined();
+  });
+
+  test("the compiled binary's request carries each built-in's schema exactly as conversion gives it", async () => {
+    // The binary embeds the file without the from-source fingerprint check: this is what proves the embedded forms
+    // are the ones converted from the very sources it was built from.
+    const h = tempHome();
+    defer(() => h[Symbol.asyncDispose]());
+    const fake = await startFakeOpenAIResponses({ apiKey: KEY });
+    defer(() => fake.close());
+    const env = { FERMIX_HOME: h.home, HOME: h.userHome, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl };
+    const r = await runFermix(["ask", "ping"], { env, cwd: h.userHome });
+    expect(r.code).toBe(0);
+    const sent = fake.requests[0]!.body.tools as { name: string; parameters: unknown }[];
+    const byName = new Map(prerenderedTools().map((t) => [t.name, t]));
+    expect(sent.length).toBeGreaterThan(10);
+    for (const tool of sent) {
+      const source = byName.get(tool.name);
+      expect(source, tool.name).toBeDefined();
+      expect(JSON.stringify(tool.parameters)).toBe(JSON.stringify(convertParameters(source!.parameters)));
+    }
   });
 });
