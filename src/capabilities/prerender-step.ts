@@ -15,9 +15,11 @@ export function renderSpecs(): PrerenderedSpecs {
   const specs: PrerenderedSpecs = {};
   for (const tool of prerenderedTools()) {
     if (Object.hasOwn(specs, tool.name)) throw new Error(`two pre-rendered tools are named ${tool.name}`);
+    const parameters = convertParameters(tool.parameters);
     specs[tool.name] = {
       fingerprint: schemaFingerprint(tool.parameters),
-      parameters: convertParameters(tool.parameters),
+      parameters,
+      bytes: JSON.stringify(parameters).length,
     };
   }
   return specs;

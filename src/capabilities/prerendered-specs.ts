@@ -11,9 +11,12 @@ import { advertisedForm } from "./wire-schema.ts";
  * path as the binary; a test fails when it is stale, and build.ts rewrites it before it compiles.
  */
 
-/** Per tool name: a fingerprint of the valibot parameters it was rendered from, and the JSON Schema it gives. */
+/**
+ * Per tool name: a fingerprint of the valibot parameters it was rendered from, the JSON Schema it gives, and that
+ * schema's length as JSON (what tool-schema deferral weighs, without serialising it).
+ */
 export type PrerenderedSpecs = Record<string, PrerenderedSpec>;
-type PrerenderedSpec = { fingerprint: string; parameters: Record<string, unknown> };
+export type PrerenderedSpec = { fingerprint: string; parameters: Record<string, unknown>; bytes: number };
 
 const SPECS = PRERENDERED as PrerenderedSpecs;
 // Keyed by the very tool objects the forms were rendered from, never by name alone: a channel's react variant or a
@@ -40,14 +43,15 @@ export function prerenderedTools(): AnyTool[] {
   return lists.flat().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** `tool`'s pre-rendered parameters, when it is one of the built-ins they were rendered from and is unchanged. */
-export function prerenderedParameters(tool: AnyTool): Record<string, unknown> | undefined {
+// The binary embeds the file build.ts rendered from the same sources just before compiling. From source, a tool may
+// have been edited since the file was generated: its form is used only while its fingerprint still matches.
+const CHECKED = !isCompiledBinary();
+
+/** `tool`'s pre-rendered spec, when it is one of the built-ins they were rendered from and is unchanged. */
+export function prerenderedSpec(tool: AnyTool): PrerenderedSpec | undefined {
   const entry = byTool.get(tool);
-  if (!entry) return undefined;
-  // The binary embeds the file build.ts rendered from the same sources just before compiling. From source, a tool may
-  // have been edited since the file was generated: its form is used only while its fingerprint still matches.
-  if (!isCompiledBinary() && entry.fingerprint !== schemaFingerprint(tool.parameters)) return undefined;
-  return entry.parameters;
+  if (!entry || (CHECKED && entry.fingerprint !== schemaFingerprint(tool.parameters))) return undefined;
+  return entry;
 }
 
 /**

@@ -13,19 +13,23 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
 /** One registry for every tool: built-ins now, skills, plugins and MCP later. */
 export function createRegistry(tools: readonly AnyTool[]): Registry {
-  const byName = new Map<string, AnyTool>();
+  const names = new Set<string>();
   for (const tool of tools) {
-    if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
-    byName.set(tool.name, tool);
+    if (names.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
+    names.add(tool.name);
   }
+  // Walked by every turn with an indexed loop: a Map's iterator, like the array builtins, runs as cold JavaScript in
+  // a one-shot process.
+  const list = [...tools];
   const registry: Registry = {
-    all: (): AnyTool[] => [...byName.values()],
+    all: (): AnyTool[] => [...list],
 
     surface(caller: Caller, channel?: ChannelReply): AnyTool[] {
       // A loop, not flatMap: JSC runs its array builtins as cold JavaScript in a one-shot process, and every turn
       // starts here (flatMap alone measured ~0.5 ms of a `fermix ask` profile).
       const tools: AnyTool[] = [];
-      for (const t of byName.values()) {
+      for (let i = 0; i < list.length; i++) {
+        const t = list[i]!;
         if (!mayUse(t, caller)) continue;
         const offered = t.forChannel ? channel && t.forChannel(channel) : t;
         if (offered) tools.push(offered);

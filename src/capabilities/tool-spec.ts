@@ -1,7 +1,7 @@
 import type * as v from "valibot";
 import type { ToolSpec } from "../providers/types.ts";
 import { nodeModule } from "../runtime/host.ts";
-import { prerenderedParameters } from "./prerendered-specs.ts";
+import { prerenderedSpec } from "./prerendered-specs.ts";
 import type { AnyTool } from "./tool.ts";
 import { advertisedForm } from "./wire-schema.ts";
 
@@ -17,7 +17,7 @@ export function toolSpec(tool: AnyTool): ToolSpec {
     // Plugin and MCP tools declare their JSON Schema; their valibot parameters only say "an object".
     const parameters = tool.jsonSchema
       ? withoutDialect(tool.jsonSchema)
-      : (prerenderedParameters(tool) ?? convertParameters(tool.parameters));
+      : (prerenderedSpec(tool)?.parameters ?? convertParameters(tool.parameters));
     spec = { name: tool.name, description: tool.description, parameters };
     specs.set(tool, spec);
   }
@@ -28,7 +28,13 @@ export function toolSpec(tool: AnyTool): ToolSpec {
 export function toolSpecSize(tool: AnyTool): number {
   let size = sizes.get(tool);
   if (size === undefined) {
-    size = JSON.stringify(toolSpec(tool)).length;
+    const bytes = tool.jsonSchema ? undefined : prerenderedSpec(tool)?.bytes;
+    // A pre-rendered schema's length is known: only the name and description are serialised, with a one-character
+    // stand-in for the schema (the same text as the whole spec's, with `0` where the schema goes).
+    size =
+      bytes === undefined
+        ? JSON.stringify(toolSpec(tool)).length
+        : JSON.stringify({ name: tool.name, description: tool.description, parameters: 0 }).length - 1 + bytes;
     sizes.set(tool, size);
   }
   return size;

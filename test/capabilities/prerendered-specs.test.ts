@@ -11,7 +11,7 @@ import { fileRead } from "../../src/capabilities/builtins/file-read.ts";
 import { react } from "../../src/capabilities/builtins/react.ts";
 import type { ChannelReply } from "../../src/capabilities/channel-reply.ts";
 import { PRERENDERED_SPECS_FILE, renderSpecsFile } from "../../src/capabilities/prerender-step.ts";
-import { prerenderedParameters, prerenderedTools } from "../../src/capabilities/prerendered-specs.ts";
+import { prerenderedSpec, prerenderedTools } from "../../src/capabilities/prerendered-specs.ts";
 import { createRegistry } from "../../src/capabilities/registry.ts";
 import type { AnyTool } from "../../src/capabilities/tool.ts";
 import { convertParameters, toolSpec, toolSpecSize } from "../../src/capabilities/tool-spec.ts";
@@ -40,7 +40,7 @@ describe("pre-rendered tool schemas", () => {
         description: tool.description,
         parameters: convertParameters(tool.parameters),
       };
-      expect(prerenderedParameters(tool), tool.name).toBeDefined();
+      expect(prerenderedSpec(tool), tool.name).toBeDefined();
       expect(JSON.stringify(createRegistry([tool]).spec(tool))).toBe(JSON.stringify(converted));
       expect(toolSpecSize(tool)).toBe(JSON.stringify(converted).length);
     }
@@ -48,7 +48,7 @@ describe("pre-rendered tool schemas", () => {
 
   test("a tool named like a built-in, or a channel's variant of one, is converted from its own schema", () => {
     const impostor: AnyTool = { ...fileRead, parameters: v.object({ other: v.string() }) };
-    expect(prerenderedParameters(impostor)).toBeUndefined();
+    expect(prerenderedSpec(impostor)).toBeUndefined();
     expect(toolSpec(impostor).parameters).toMatchObject({ properties: { other: { type: "string" } } });
 
     const channel: ChannelReply = {
@@ -59,7 +59,7 @@ describe("pre-rendered tool schemas", () => {
     };
     const variant = react.forChannel?.(channel);
     expect(variant && variant !== react).toBe(true);
-    expect(prerenderedParameters(variant!)).toBeUndefined();
+    expect(prerenderedSpec(variant!)).toBeUndefined();
     expect(toolSpec(variant!).parameters).toMatchObject({ properties: { emoji: { enum: ["👍", "🔥"] } } });
   });
 
@@ -67,16 +67,16 @@ describe("pre-rendered tool schemas", () => {
     const original = fileRead.parameters;
     try {
       (fileRead as { parameters: v.GenericSchema }).parameters = v.object({ path: v.string(), edited: v.boolean() });
-      expect(prerenderedParameters(fileRead)).toBeUndefined();
+      expect(prerenderedSpec(fileRead)).toBeUndefined();
       (fileRead as { parameters: v.GenericSchema }).parameters = v.object({
         ...original.entries,
         path: v.pipe(v.string(), v.minLength(2)),
       });
-      expect(prerenderedParameters(fileRead)).toBeUndefined();
+      expect(prerenderedSpec(fileRead)).toBeUndefined();
     } finally {
       (fileRead as { parameters: v.GenericSchema }).parameters = original;
     }
-    expect(prerenderedParameters(fileRead)).toBeDefined();
+    expect(prerenderedSpec(fileRead)).toBeDefined();
   });
 
   test("the compiled binary's request carries each built-in's schema exactly as conversion gives it", async () => {
