@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pkg from "./package.json" with { type: "json" };
+import { PRERENDERED_SPECS_FILE, runPrerenderStep } from "./src/capabilities/prerender-step.ts";
 import { EMBEDDED } from "./src/embedded/assets.ts";
 import { runCatalogStep } from "./src/plugins/catalog/build-step.ts";
 import { buildReleaseArtifacts, type ReleaseKeys, renderSummary } from "./src/release/build-release.ts";
@@ -43,6 +44,9 @@ const targets = wanted.map(
 const started = performance.now();
 // Signs catalog/plugins into dist/embed/catalog (and records the trusted key) so the embed below includes them.
 const catalog = await runCatalogStep({ root, env: process.env });
+// The built-in tools' wire schemas, rendered from their sources now so the binary never embeds a stale form.
+const prerendered = await runPrerenderStep({ root });
+if (prerendered.changed) console.log(`build.ts: ${PRERENDERED_SPECS_FILE} was stale and is rewritten: commit it`);
 
 /** One `bun build --compile`; `bunTarget` cross-compiles (Bun fetches that runtime from the npm registry). */
 async function compile(opts: { outfile: string; target: string; bunTarget?: Bun.Build.CompileTarget }) {

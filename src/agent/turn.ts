@@ -1,6 +1,6 @@
 import type { Caller } from "../capabilities/caller.ts";
 import type { ChannelReply } from "../capabilities/channel-reply.ts";
-import { type SplitSurface, splitSurface } from "../capabilities/deferral/split.ts";
+import { type SplitSurface, splitSurfaceReusing } from "../capabilities/deferral/split.ts";
 import { mayUse } from "../capabilities/policy.ts";
 import type { Registry } from "../capabilities/registry-contract.ts";
 import type { AnyTool, ToolContext, ToolServices } from "../capabilities/tool.ts";
@@ -165,13 +165,13 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const current = () => {
     const offered = extras();
     if (shape && shape.extras === offered) return shape;
-    const all = [
-      ...deps.registry.surface(caller, input.channel),
-      ...(offered ?? []).filter((t) => mayUse(t, caller)),
-    ].filter((t) => !allowed || allowed.has(t.name));
-    const split = splitSurface(all, {
+    // Loops rather than filter: array builtins run cold in a one-shot process (see splitSurface).
+    const all: AnyTool[] = [];
+    for (const t of deps.registry.surface(caller, input.channel)) if (!allowed || allowed.has(t.name)) all.push(t);
+    for (const t of offered ?? []) if (mayUse(t, caller) && (!allowed || allowed.has(t.name))) all.push(t);
+    const split = splitSurfaceReusing(all, {
       enabled: deps.deferTools !== false,
-      isDeferrable: (t) => t.policy === "plugin" || t.deferrable === true,
+      isDeferrable: deferrable,
       weigh: deps.registry.specSize,
     });
     let system = buildSystemPrompt({
@@ -192,7 +192,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     if (input.instructions) system = `${system}\n\n${input.instructions}`;
     const addendum = profileAddendum(input.runProfile);
     if (addendum) system = `${system}\n\n${addendum}`;
-    shape = { extras: offered, split, system, specs: split.sent.map((t) => deps.registry.spec(t)) };
+    shape = { extras: offered, split, system, specs: specsOf(split.sent, deps.registry) };
     return shape;
   };
   const first = current();
@@ -316,6 +316,19 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     systemTokens: estimateTokens(current().system),
     ...(done.truncated ? { truncated: true as const } : {}),
   };
+}
+
+/** Plugin and MCP tools, and the situational built-ins: one function, so a reused split can be recognised. */
+const deferrable = (t: AnyTool) => t.policy === "plugin" || t.deferrable === true;
+
+// The specs of the last turn's sent tools: a reused split sends the very same list (see splitSurfaceReusing).
+let lastSpecs: { sent: readonly AnyTool[]; spec: Registry["spec"]; specs: ToolSpec[] } | undefined;
+
+function specsOf(sent: readonly AnyTool[], registry: Registry): ToolSpec[] {
+  if (lastSpecs?.sent === sent && lastSpecs.spec === registry.spec) return lastSpecs.specs;
+  const specs = sent.map((t) => registry.spec(t));
+  lastSpecs = { sent, spec: registry.spec, specs };
+  return specs;
 }
 
 function abortError(signal: AbortSignal): FermixError {

@@ -24,6 +24,10 @@ const MUST_NOT_LOAD = [
   "linkedom",
   "turndown",
   "x11",
+  // The built-in tools' wire schemas are pre-rendered (src/capabilities/prerendered-specs.ts): the converter is for
+  // the tools that are not (a channel's react variant, a plugin's valibot tool). The binary takes the same path,
+  // minus the from-source check that the pre-rendered forms are current.
+  "@valibot/to-json-schema",
 ];
 /**
  * The project's modules that belong to the in-process turn and the daemon, never to a client that only sends:

@@ -1,3 +1,4 @@
+import { prerendered } from "../prerendered-specs.ts";
 import type { AnyTool } from "../tool.ts";
 import { browser } from "./browser.ts";
 import { contentSearch } from "./content-search.ts";
@@ -18,8 +19,8 @@ import { SKILL_TOOLS } from "./skill-tools.ts";
 import { subagents } from "./subagents.ts";
 import { toolHelp } from "./tool-help.ts";
 
-/** Every built-in tool, one line each; the order is the catalog's order. */
-export const BUILTIN_TOOLS: readonly AnyTool[] = [
+/** Every built-in tool, one line each; the order is the catalog's order. Their wire schemas are pre-rendered. */
+export const BUILTIN_TOOLS: readonly AnyTool[] = prerendered([
   fileRead,
   fileWrite,
   fileEdit,
@@ -40,4 +41,4 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   // Channel turns only: the registry's surface offers them where the chat's platform supports them.
   sendAttachment,
   react,
-];
+]);

@@ -1,4 +1,5 @@
 import { processEnv } from "../../config/env.ts";
+import { prerendered } from "../prerendered-specs.ts";
 import { defineTool, type ToolContext } from "../tool.ts";
 import { isKeyedBackend, KEYED_SEARCH_BACKENDS } from "./search-backends.ts";
 import { testSearchEndpoints, withTestOrigins } from "./search-test-endpoints.ts";
@@ -38,4 +39,5 @@ export function createWebSearch(
 }
 
 const testSearch = testSearchEndpoints(processEnv());
-export const WEB_TOOLS = [webFetch, createWebSearch(testSearch.endpoints, testSearch.origins)];
+// Their wire schemas are pre-rendered (build.ts); a web_search made elsewhere (a test's) is converted.
+export const WEB_TOOLS = prerendered([webFetch, createWebSearch(testSearch.endpoints, testSearch.origins)]);

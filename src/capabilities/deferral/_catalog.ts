@@ -1,22 +1,16 @@
 import type { ToolSpec } from "../../providers/types.ts";
-import { createRegistry } from "../registry.ts";
 import type { AnyTool } from "../tool.ts";
+import { toolSpec } from "../tool-spec.ts";
 import { type Bm25Index, createBm25Index } from "./bm25.ts";
 
 // Deferred tools are the same objects turn after turn, while the split that lists them is rebuilt per turn.
-// Caching per tool keeps the costly part (valibot → JSON Schema) to once per tool per process.
-const specs = new WeakMap<AnyTool, ToolSpec>();
 const texts = new WeakMap<AnyTool, string>();
 const indexes = new WeakMap<readonly AnyTool[], Bm25Index>();
 
 /** A tool's schema exactly as the provider would get it inline (the registry's spec shape). */
 export function specOf(tool: AnyTool): ToolSpec {
-  let spec = specs.get(tool);
-  if (!spec) {
-    spec = createRegistry([tool]).spec(tool);
-    specs.set(tool, spec);
-  }
-  return spec;
+  // Cached per tool object, process-wide (tool-spec.ts), like the texts below.
+  return toolSpec(tool);
 }
 
 /**
@@ -51,7 +45,8 @@ export function indexOf(deferred: readonly AnyTool[]): Bm25Index {
   return index;
 }
 
-function sameTools(a: readonly AnyTool[], b: readonly AnyTool[]): boolean {
+/** The very same tool objects in the same order. */
+export function sameTools(a: readonly AnyTool[], b: readonly AnyTool[]): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
 }
 

@@ -8,6 +8,7 @@
  */
 import * as v from "valibot";
 import { mayUse } from "../policy.ts";
+import { prerendered } from "../prerendered-specs.ts";
 import { createRegistry } from "../registry.ts";
 import { type AnyTool, defineTool, type ToolContext } from "../tool.ts";
 import { indexOf, specOf } from "./_catalog.ts";
@@ -132,4 +133,4 @@ export const toolCall = defineTool({
 });
 
 /** The bridges, in the order they join the provider's tool list. */
-export const BRIDGES: readonly AnyTool[] = [toolSearch, toolDescribe, toolCall];
+export const BRIDGES: readonly AnyTool[] = prerendered([toolSearch, toolDescribe, toolCall]);

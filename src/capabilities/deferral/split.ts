@@ -1,4 +1,5 @@
 import type { AnyTool } from "../tool.ts";
+import { sameTools } from "./_catalog.ts";
 import { BRIDGES } from "./bridges.ts";
 
 export type SplitOptions = {
@@ -27,25 +28,55 @@ export type SplitSurface = {
  * the system prompt's tool names and policy all keep working from `callable`.
  */
 export function splitSurface(surface: readonly AnyTool[], opts: SplitOptions): SplitSurface {
+  // Loops rather than filter/map: JSC runs its array builtins as cold JavaScript in a one-shot process, where this
+  // runs once (measured in a profile of `fermix ask`: a few tenths of a millisecond).
   // An unadvertised tool is neither sent nor deferred (so neither named nor searchable), only dispatchable.
-  const quiet = surface.filter((t) => t.unadvertised === true);
-  const all = quiet.length ? surface.filter((t) => t.unadvertised !== true) : [...surface];
+  const all: AnyTool[] = [];
+  const quiet: AnyTool[] = [];
+  for (const t of surface) (t.unadvertised === true ? quiet : all).push(t);
   const whole = { sent: all, deferred: [], callable: quiet.length ? [...all, ...quiet] : all };
   if (!opts.enabled) return whole;
-  const deferred = all.filter((t) => !BRIDGES.includes(t) && opts.isDeferrable(t));
+  const deferred: AnyTool[] = [];
+  for (const t of all) if (!BRIDGES.includes(t) && opts.isDeferrable(t)) deferred.push(t);
   // Bridges over an empty catalog would only cost tokens and invite useless searches; over a couple of small
   // tools (a guest's) they would cost more than they save.
   if (!deferred.length) return whole;
   const weigh = opts.weigh;
   if (weigh && !outweighs(deferred, BRIDGES, weigh)) return whole;
   const moved = new Set(deferred);
-  const sent = [...all.filter((t) => !moved.has(t)), ...BRIDGES.filter((b) => !all.includes(b))];
+  const sent: AnyTool[] = [];
+  for (const t of all) if (!moved.has(t)) sent.push(t);
+  for (const b of BRIDGES) if (!all.includes(b)) sent.push(b);
   return { sent, deferred, callable: [...sent, ...deferred, ...quiet] };
+}
+
+// A daemon's turns offer, almost always, the very same tools as the one before.
+let last: { surface: readonly AnyTool[]; opts: SplitOptions; split: SplitSurface } | undefined;
+
+/**
+ * splitSurface, or the previous call's split when this call's surface is the very same tool objects in the same
+ * order and its options the same values and functions (a split depends on nothing else: deferrability and weight
+ * are the tools' own). The turn calls it each time it builds its shape; a turn's shape never mutates a split.
+ */
+export function splitSurfaceReusing(surface: readonly AnyTool[], opts: SplitOptions): SplitSurface {
+  if (
+    last &&
+    last.opts.enabled === opts.enabled &&
+    last.opts.isDeferrable === opts.isDeferrable &&
+    last.opts.weigh === opts.weigh &&
+    sameTools(last.surface, surface)
+  ) {
+    return last.split;
+  }
+  const split = splitSurface(surface, opts);
+  last = { surface: [...surface], opts: { ...opts }, split };
+  return split;
 }
 
 /** Whether `tools` weigh more than `than`; stops weighing (each weight is a schema render) once they do. */
 function outweighs(tools: readonly AnyTool[], than: readonly AnyTool[], weigh: (tool: AnyTool) => number): boolean {
-  const limit = than.reduce((total, t) => total + weigh(t), 0);
+  let limit = 0;
+  for (const t of than) limit += weigh(t);
   let total = 0;
   for (const tool of tools) {
     total += weigh(tool);
