@@ -61,7 +61,6 @@ export async function runCli(root: CommandDef<any>, argv: string[], io: HelpIo =
   }
 }
 
-
 /** "plugins auth set": the words after `fermix` that named the command. */
 function pathOf(chain: Chain): string {
   return chain
