@@ -1,10 +1,11 @@
 #!/usr/bin/env bun
-import { fermix } from "./cli/command-tree.ts";
 import { writeErr, writeOut } from "./cli/output.ts";
 import { VERSION } from "./version.ts";
 
-/** The command tree (src/cli/command-tree.ts), exported from the entry as before. */
-export { fermix };
+/*
+ * The entry. The command tree (src/cli/command-tree.ts) loads only when a command is walked: `--version` and
+ * pre-rendered help print before any of it, at the floor a compiled program that prints a line costs (issue 31).
+ */
 
 async function main(argv: string[]): Promise<number> {
   const verb = argv[0];
@@ -21,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
   }
-  const { runCli } = await import("./cli/dispatch.ts");
+  const [{ runCli }, { fermix }] = await Promise.all([import("./cli/dispatch.ts"), import("./cli/command-tree.ts")]);
   try {
     return await runCli(fermix, argv);
   } catch (err) {
@@ -30,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// Imported (by tests walking the tree) it only declares; run, it is the CLI. Long-running verbs return when
+// Imported it does nothing; run, it is the CLI. Long-running verbs return when
 // done; exiting explicitly ends anything still holding the loop (stdin, timers).
 if (import.meta.main) {
   main(process.argv.slice(2)).then(

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { CommandDef } from "citty";
 import { resolveValue } from "../../src/cli/command.ts";
+import { fermix } from "../../src/cli/command-tree.ts";
 import { type HelpIo, runCli } from "../../src/cli/dispatch.ts";
 import { asFermixError, exitCodeFor } from "../../src/cli/exit.ts";
-import { fermix } from "../../src/main.ts";
 
 /**
  * The citty tree in src/main.ts, every lazy subcommand loaded, driven in-process through the dispatcher (help

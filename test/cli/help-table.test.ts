@@ -5,12 +5,12 @@
  */
 import { describe, expect, test } from "bun:test";
 import { commandChains } from "../../src/cli/command-chains.ts";
+import { fermix } from "../../src/cli/command-tree.ts";
 import { runCli } from "../../src/cli/dispatch.ts";
 import { prerenderedHelp } from "../../src/cli/help-fast.ts";
 import { asksForHelp } from "../../src/cli/help-request.ts";
 import { HELP_TABLE } from "../../src/cli/help-table.ts";
 import { renderHelp } from "../../src/cli/usage.ts";
-import { fermix } from "../../src/main.ts";
 import { runFermix } from "../fixture/cli.ts";
 
 /** What the command tree itself prints for these arguments (the walk and the renderer, no table). */

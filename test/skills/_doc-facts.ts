@@ -13,7 +13,7 @@ import { Config } from "../../src/config/schema.ts";
  *
  * Commands — in inline code spans and in sh/bash/console code blocks (after `#` comments are removed), each
  *   `fermix WORD …` at a command position (line start, after whitespace, `/`, `|`, `;`, `&` or `(`) is a
- *   command. WORD must be a verb of the command tree (src/main.ts) or help/version; the words after it follow
+ *   command. WORD must be a verb of the command tree (src/cli/command-tree.ts) or help/version; the words after it follow
  *   its subcommands, and a group that runs nothing itself must be given one of them; every option must be one
  *   the command reached declares (long, `--no-` form of a boolean, or short alias).
  * Config — a TOML code block must pass parseConfig as a whole. An inline span `[section]`,
@@ -312,7 +312,7 @@ export function configNames(): string[] {
 }
 
 /**
- * What the skill files are held against: the command tree of src/main.ts (every lazy subcommand loaded), the
+ * What the skill files are held against: the command tree of src/cli/command-tree.ts (every lazy subcommand loaded), the
  * tools fermix can offer (built-ins including the channel-only ones, web and skill tools, the deferral bridges,
  * the coding-harness tools, computer_use), and the other snake_case names a span may hold.
  */
@@ -327,7 +327,7 @@ export async function loadFacts(references: readonly string[] = []): Promise<Fac
     { TRACE_TYPES },
     { computerUseListing },
   ] = await Promise.all([
-    import("../../src/main.ts"),
+    import("../../src/cli/command-tree.ts"),
     import("../../src/capabilities/builtins/registry.ts"),
     import("../../src/capabilities/builtins/skill-tools.ts"),
     import("../../src/capabilities/builtins/web-tools.ts"),
