@@ -1,3 +1,4 @@
+import { concatBytes } from "../runtime/bytes.ts";
 import { nodeModule } from "../runtime/host.ts";
 import type { RawImage } from "./driver-contract.ts";
 
@@ -29,7 +30,7 @@ export function decodePng(png: Uint8Array): RawImage {
     at += 12 + length;
   }
   if (!width || !height) throw new Error("decodePng: no IHDR chunk");
-  const raw = nodeModule<typeof import("node:zlib")>("node:zlib").inflateSync(concat(idat));
+  const raw = nodeModule<typeof import("node:zlib")>("node:zlib").inflateSync(concatBytes(idat));
   const stride = width * channels;
   if (raw.length < (stride + 1) * height) throw new Error("decodePng: the image data is shorter than its size says");
   const pixels = unfilter(raw, stride, height, channels);
@@ -82,16 +83,6 @@ function toRgba(pixels: Uint8Array, count: number, channels: number): Uint8Array
     out[i * 4 + 1] = grey ? pixels[s]! : pixels[s + 1]!;
     out[i * 4 + 2] = grey ? pixels[s]! : pixels[s + 2]!;
     out[i * 4 + 3] = channels === 2 ? pixels[s + 1]! : channels === 4 ? pixels[s + 3]! : 255;
-  }
-  return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
   }
   return out;
 }

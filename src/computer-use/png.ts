@@ -1,3 +1,4 @@
+import { concatBytes } from "../runtime/bytes.ts";
 import { nodeModule } from "../runtime/host.ts";
 import type { RawImage } from "./driver-contract.ts";
 
@@ -24,7 +25,7 @@ export function encodePng(image: RawImage): Uint8Array {
   header[8] = 8; // bit depth
   header[9] = 6; // colour type: RGBA
   // bytes 10–12: compression, filter method, interlace — all 0
-  return concat([
+  return concatBytes([
     PNG_SIGNATURE,
     chunk("IHDR", header),
     chunk("IDAT", zlib().deflateSync(raw, { level: 6 })),
@@ -67,14 +68,4 @@ export function crc32(bytes: Uint8Array): number {
   let c = 0xffffffff;
   for (const byte of bytes) c = table[(c ^ byte) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -1,3 +1,4 @@
+import { concatBytes } from "../runtime/bytes.ts";
 /**
  * Splits a child's stdout into JSON values, one a line. A line longer than `maxBytes` is skipped to its end
  * without being held in memory, and it — like a line that is not JSON — counts as a framing error.
@@ -13,7 +14,7 @@ export async function readJsonLines(
   const endLine = () => {
     if (oversized) opts.onFramingError(`an event longer than ${opts.maxBytes} bytes was skipped`);
     else if (size > 0) {
-      const text = decoder.decode(concat(parts, size)).trim();
+      const text = decoder.decode(parts.length === 1 ? parts[0]! : concatBytes(parts)).trim();
       if (text) {
         try {
           opts.onValue(JSON.parse(text));
@@ -52,15 +53,4 @@ export async function readJsonLines(
     parts.push(chunk.slice());
     size += chunk.length;
   }
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
