@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { fileSizeSync } from "../runtime/files.ts";
 import { openSqlite, type SqlDatabase } from "../runtime/sqlite.ts";
 
 /**
@@ -21,7 +21,7 @@ export const ONESHOT_WAL_LIMIT_BYTES = 1024 * 1024;
  * passive checkpoint leaves the log's frames valid, the next opener reads them all back and counts none as copied.
  */
 export function closeLeavingWal(db: SqlDatabase, path: string): void {
-  if (walBytes(path) > ONESHOT_WAL_LIMIT_BYTES) {
+  if (fileSizeSync(`${path}-wal`) > ONESHOT_WAL_LIMIT_BYTES) {
     db.exec("PRAGMA journal_size_limit = 0");
     db.close();
     return;
@@ -36,12 +36,4 @@ export function closeLeavingWal(db: SqlDatabase, path: string): void {
   }
   db.close();
   holder?.close();
-}
-
-function walBytes(path: string): number {
-  try {
-    return statSync(`${path}-wal`).size;
-  } catch {
-    return 0;
-  }
 }
