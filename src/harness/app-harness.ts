@@ -8,7 +8,7 @@ import { createCliDetector } from "./cli-detect.ts";
 import { offeredHarness } from "./gate.ts";
 import type { HarnessServiceDeps } from "./harness-service.ts";
 import type { HarnessService } from "./harness-service-contract.ts";
-import { hasPendingHarnessResults } from "./harness-store.ts";
+import { hasPendingHarnessResults } from "./pending-results.ts";
 
 /** The service's deps as the composition root has them: the database opened on first use, the CLIs found here. */
 export type AppHarnessDeps = Omit<HarnessServiceDeps, "db" | "cli" | "channel" | "jobs" | "milestoneIntervalMs"> & {

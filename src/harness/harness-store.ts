@@ -1,8 +1,5 @@
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import type { HarnessStore } from "./harness-store-contract.ts";
-
-export { hasPendingHarnessResults } from "./pending-results.ts";
-
 import {
   ACTIVE_STATUSES,
   type DeliveryAttempt,
