@@ -7,17 +7,19 @@ import { MIGRATIONS } from "./migrations.ts";
  */
 export function openDatabase(path: string): SqlDatabase {
   const db = openSqlite(path, { persistWal: true });
+  // First: switching a fresh file to WAL and migrating it take the write lock, which another process opening the
+  // same home at the same moment (two scripted asks) may hold; they wait for it rather than fail "database is locked".
+  db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA journal_mode = WAL");
   // WAL with synchronous=NORMAL survives a crash of the process; only a power cut can lose the newest commits.
   db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
   migrate(db);
   return db;
 }
 
 export function migrate(db: SqlDatabase): void {
-  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  const current = userVersion(db);
   if (current >= MIGRATIONS.length) return;
   // SQLite's table-rebuild pattern (migration 9) drops a parent table: with foreign keys on, that drop would cascade
   // into its children. They are off while migrations run (the pragma is a no-op inside a transaction, so here) and
@@ -27,6 +29,8 @@ export function migrate(db: SqlDatabase): void {
   try {
     for (let n = current; n < MIGRATIONS.length; n++) {
       db.transaction(() => {
+        // Another process opening the same home may have applied it while this one waited for the write lock.
+        if (userVersion(db) > n) return;
         db.exec(MIGRATIONS[n]!);
         const broken = db.query("PRAGMA foreign_key_check").all();
         if (broken.length) throw new Error(`memory.db migration ${n + 1} left ${broken.length} broken foreign keys`);
@@ -36,4 +40,8 @@ export function migrate(db: SqlDatabase): void {
   } finally {
     if (enforced) db.exec("PRAGMA foreign_keys = ON");
   }
+}
+
+function userVersion(db: SqlDatabase): number {
+  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
 }
