@@ -4,7 +4,8 @@ import { VERSION } from "./version.ts";
 
 /*
  * The entry. The command tree (src/cli/command-tree.ts) loads only when a command is walked: `--version` and
- * pre-rendered help print before any of it, at the floor a compiled program that prints a line costs (issue 31).
+ * pre-rendered help print before any of it, at the floor a compiled program that prints a line costs (issue 31);
+ * `ask` walks a tree of its own (src/cli/ask-root.ts).
  */
 
 async function main(argv: string[]): Promise<number> {
@@ -22,9 +23,17 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
   }
-  const [{ runCli }, { fermix }] = await Promise.all([import("./cli/dispatch.ts"), import("./cli/command-tree.ts")]);
+  // ask's stdin and stdout kinds are asked of the thread pool now, so that they are known by the time its request is
+  // ready to go (cli/stdio-probe.ts; the answers are memoised for it).
+  if (verb === "ask") void import("./cli/stdio-probe.ts").then(({ probeStdio }) => probeStdio());
+  const [{ runCli }, root] = await Promise.all([
+    import("./cli/dispatch.ts"),
+    verb === "ask"
+      ? import("./cli/ask-root.ts").then((m) => m.askRoot)
+      : import("./cli/command-tree.ts").then((m) => m.fermix),
+  ]);
   try {
-    return await runCli(fermix, argv);
+    return await runCli(root, argv);
   } catch (err) {
     const { reportError } = await import("./cli/exit.ts");
     return reportError(err);

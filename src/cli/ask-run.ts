@@ -1,10 +1,9 @@
-import * as v from "valibot";
 import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import { askOverSocket } from "../protocol/ask-client.ts";
-import { type AskDone, AskRequest } from "../protocol/ask-schemas.ts";
+import type { AskDone, AskRequest } from "../protocol/ask-schemas.ts";
 import { NOT_RUNNING, socketSender } from "../protocol/socket-send.ts";
 import { fileSizeSync } from "../runtime/files.ts";
 import { onBun } from "../runtime/host.ts";
@@ -34,7 +33,7 @@ export async function runAsk(args: ParsedArgs): Promise<number> {
     const extract = extractWanted(args);
     // An extracted block is known only once the whole answer is in, so nothing streams.
     const streaming = !json && !extract && (await isCharacterDevice(1));
-    const request = await buildRequest(args);
+    const draft = await draftRequest(args);
     const onText = streaming
       ? (delta: string) => {
           printed = true;
@@ -43,22 +42,26 @@ export async function runAsk(args: ParsedArgs): Promise<number> {
       : undefined;
     // Approval requests and other notices are for the person, never part of the answer on stdout.
     const onNotice = (text: string) => void writeErr(`${text}\n`);
-    if (request.schema) {
+    if (draft.schema) {
       // A structured answer is validated whole before it is printed, so nothing streams; a repair turn waits
       // for the first in-process ask to finish closing.
       const daemonFlag = args.daemon as boolean | undefined;
       const ask = (r: AskRequest) => finishing.then(() => deliver(r, daemonFlag, { onNotice }));
       if (extract) throw UsageError("ask: --schema prints the JSON alone; it does not go with --extract");
-      const { printSchemaAnswer } = await import("./ask-schema.ts");
+      const [{ printSchemaAnswer }, { checkRequest }] = await Promise.all([
+        import("./ask-schema.ts"),
+        import("./ask-check.ts"),
+      ]);
+      const request = checkRequest(draft);
       const done = await printSchemaAnswer(
-        { ...request, schema: request.schema },
+        { ...request, schema: draft.schema },
         { json, pretty: streaming, deliver: ask },
       );
       const code = await printAfterAnswer(done, { usage: args.usage === true });
       await finishing;
       return code;
     }
-    const done = await deliver(request, args.daemon as boolean | undefined, { onText, onNotice });
+    const done = await deliver(draft, args.daemon as boolean | undefined, { onText, onNotice });
     if (json) {
       const truncated = done.truncated ? { truncated: true } : {};
       const usage = { usage: done.usage ?? NO_USAGE };
@@ -93,7 +96,17 @@ export function truncationNote(done: Pick<AskDone, "provider" | "model" | "sessi
   );
 }
 
+/** The request `args` ask for, checked (src/cli/ask-check.ts). */
 export async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
+  const [draft, { checkRequest }] = await Promise.all([draftRequest(args), import("./ask-check.ts")]);
+  return checkRequest(draft);
+}
+
+/**
+ * The request `args` ask for, before its check against the protocol's schema (usage errors of the options
+ * themselves are thrown here). `deliver` checks it, while it travels when a daemon answers.
+ */
+async function draftRequest(args: ParsedArgs): Promise<AskRequest> {
   const words = args._.join(" ");
   // `-a -` makes stdin an attachment, read as bytes; it is then not the question's text.
   const mode: StdinMode =
@@ -108,22 +121,16 @@ export async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
     if (!Number.isInteger(timeout) || timeout <= 0)
       throw UsageError("ask: --timeout takes a whole number of milliseconds");
   }
-  const parsed = v.safeParse(AskRequest, {
+  return {
     ...(await scriptFields(args)),
     text,
-    ...(args.session !== undefined ? { session_id: args.session } : {}),
+    ...(args.session !== undefined ? { session_id: args.session as string } : {}),
     cwd: process.cwd(),
-    provider: args.provider,
-    model: args.model,
+    provider: args.provider as string | undefined,
+    model: args.model as string | undefined,
     schema: await schemaFromArgs(args),
     timeout_ms: timeout,
-  });
-  if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const field = issue.path?.map((p) => String(p.key)).join(".");
-    throw UsageError(`ask: ${field === "session_id" ? "--session" : (field ?? "input")}: ${issue.message}`);
-  }
-  return parsed.output;
+  };
 }
 
 /** `--schema`/`--schema-multi`'s JSON Schema; the module that reads and checks it loads only when one is given. */
@@ -140,10 +147,13 @@ async function schemaFromArgs(args: ParsedArgs): Promise<JsonSchema | undefined>
 let finishing: Promise<void> = Promise.resolve();
 
 async function deliver(
-  request: AskRequest,
+  draft: AskRequest,
   daemonFlag: boolean | undefined,
   callbacks: { onText?: (delta: string) => void; onNotice: (text: string) => void },
 ): Promise<AskDone> {
+  // Once, whichever way the request goes (a daemon that is not there sends it on to the in-process turn).
+  let checked: Promise<AskRequest> | undefined;
+  const check = () => (checked ??= import("./ask-check.ts").then(({ checkRequest }) => checkRequest(draft)));
   const env = processEnv();
   const paths = fermixPaths(resolveHome(env));
   // Nothing at the socket's path, no daemon: the in-process turn starts without a connect that could only fail
@@ -154,12 +164,13 @@ async function deliver(
   if (daemonFlag === true || (daemonFlag !== false && !nothingThere)) {
     // Connecting is the test: a stale socket fails at once with not_running.
     try {
-      return await askOverSocket(socketSender(paths.socket), request, callbacks);
+      return await askOverSocket(socketSender(paths.socket), draft, { ...callbacks, whileSent: check });
     } catch (err) {
       if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
     }
   }
-  const [{ createApp }, { askLocally }, { exitOnTerminationSignals }] = await Promise.all([
+  const [request, { createApp }, { askLocally }, { exitOnTerminationSignals }] = await Promise.all([
+    check(),
     import("../app.ts"),
     import("../gateway/local-ask.ts"),
     import("./termination.ts"),

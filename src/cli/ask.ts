@@ -1,5 +1,5 @@
 import { defineCommand } from "./command.ts";
-import { probeDescriptor } from "./stdio-probe.ts";
+import { probeStdio } from "./stdio-probe.ts";
 
 /*
  * `fermix ask`'s declaration, its options included (those that ask-schema.ts and ask-script.ts read as well).
@@ -92,9 +92,8 @@ export default defineCommand({
     ...scriptArgs,
   },
   async run({ args }) {
-    // Asked now, answered by the thread pool while ask-run.ts loads (the answers are memoised for it).
-    void probeDescriptor(0);
-    void probeDescriptor(1);
+    // Asked now (if the entry has not already), answered by the thread pool while ask-run.ts loads.
+    probeStdio();
     return (await import("./ask-run.ts")).runAsk(args);
   },
 });

@@ -18,3 +18,9 @@ export function probeDescriptor(fd: 0 | 1): Promise<ProbedKind> {
   }
   return kind;
 }
+
+/** Both of `fermix ask`'s: started by the entry (src/main.ts) before the command tree loads. */
+export function probeStdio(): void {
+  void probeDescriptor(0);
+  void probeDescriptor(1);
+}

@@ -1,7 +1,4 @@
-import { createParser } from "eventsource-parser";
-import * as v from "valibot";
-import { FermixError, fromSerialized } from "../error.ts";
-import { type ApprovalRequest, AskDone, AskNotice, type AskRequest, AskText, ErrorBody } from "./ask-schemas.ts";
+import type { ApprovalRequest, AskDone, AskRequest } from "./ask-schemas.ts";
 import type { SocketSend } from "./socket-send.ts";
 
 export type AskCallbacks = {
@@ -11,36 +8,35 @@ export type AskCallbacks = {
 };
 
 /**
- * `POST /v1/ask` and its SSE stream: text deltas and notices as they come, then the one `done` (returned) or
- * `error` (thrown). Apart from client.ts so that `fermix ask` loads ask's part of the protocol alone.
+ * `POST /v1/ask` and its SSE answer (protocol/ask-answer.ts). Apart from client.ts so that `fermix ask` loads ask's
+ * part of the protocol alone.
+ *
+ * The request goes out before any schema is built: the answer's reader and its schemas load while the daemon works
+ * on the turn, when the client would otherwise wait. `whileSent` runs in that time too (`fermix ask` checks its own
+ * request there, issue 31); when it throws, the request is cancelled and its error is the one thrown. The daemon
+ * checks every request before it starts a turn, so a request cancelled this way has done nothing.
  */
-export async function askOverSocket(send: SocketSend, request: AskRequest, opts: AskCallbacks = {}): Promise<AskDone> {
-  const response = await send("/v1/ask", {
+export async function askOverSocket(
+  send: SocketSend,
+  request: AskRequest,
+  opts: AskCallbacks & { whileSent?: () => Promise<unknown> } = {},
+): Promise<AskDone> {
+  const cancel = new AbortController();
+  const responding = send("/v1/ask", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
     body: JSON.stringify(request),
-    signal: opts.signal,
+    signal: opts.signal ? AbortSignal.any([opts.signal, cancel.signal]) : cancel.signal,
   });
-  let done: AskDone | undefined;
-  let failure: FermixError | undefined;
-  const parser = createParser({
-    onEvent(event) {
-      const data = JSON.parse(event.data);
-      if (event.event === "text") opts.onText?.(v.parse(AskText, data).delta);
-      else if (event.event === "notice") {
-        const notice = v.parse(AskNotice, data);
-        opts.onNotice?.(notice.text, notice.approval);
-      } else if (event.event === "done") done = v.parse(AskDone, data);
-      else if (event.event === "error") failure = fromSerialized(v.parse(ErrorBody, data));
-    },
-  });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  while (true) {
-    const { done: eof, value } = await reader.read();
-    if (eof) break;
-    parser.feed(value);
+  // Handled here, awaited below: a daemon that is not there must not be an unhandled rejection while `whileSent` runs.
+  responding.catch(() => {});
+  const reading = import("./ask-answer.ts");
+  try {
+    await opts.whileSent?.();
+  } catch (err) {
+    cancel.abort();
+    throw err;
   }
-  if (failure) throw failure;
-  if (!done) throw new FermixError("protocol_error", "the daemon closed the answer before it finished");
-  return done;
+  const [{ readAskAnswer }, response] = await Promise.all([reading, responding]);
+  return readAskAnswer(response, opts);
 }

@@ -2,16 +2,12 @@ import * as v from "valibot";
 import { AskAttachments, AskUsage } from "./ask-parts.ts";
 
 /**
- * The part of the daemon's protocol that `fermix ask` speaks: the version header, `POST /v1/ask`'s request and
- * its SSE events, and the error body. It is apart from protocol/schemas.ts (which re-exports it) so that the
- * client of one ask evaluates these few schemas, not the whole protocol's, before its request goes out.
- * Paths are versioned (`/v1/...`); the `x-fermix-protocol` header lets either side refuse a partner it cannot
- * speak to.
+ * The part of the daemon's protocol that `fermix ask` speaks: `POST /v1/ask`'s request and its SSE events, and the
+ * error body. It is apart from protocol/schemas.ts (which re-exports it) so that the client of one ask evaluates
+ * these few schemas, not the whole protocol's; and the client loads it only once its request is on its way
+ * (protocol/ask-client.ts), so that not even these stand before the request.
  */
-export const PROTOCOL_VERSION = 1;
-/** The oldest client protocol this daemon still serves. */
-export const MIN_CLIENT_PROTOCOL = 1;
-export const PROTOCOL_HEADER = "x-fermix-protocol";
+export { MIN_CLIENT_PROTOCOL, PROTOCOL_HEADER, PROTOCOL_VERSION } from "./protocol-version.ts";
 
 export const SessionId = v.pipe(
   v.string(),

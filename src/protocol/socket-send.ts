@@ -1,8 +1,6 @@
-import * as v from "valibot";
-import { FermixError, fromSerialized } from "../error.ts";
+import { FermixError } from "../error.ts";
 import { unixFetch } from "../runtime/http.ts";
-import { MAX_ASK_BODY_BYTES } from "./ask-parts.ts";
-import { ErrorBody, PROTOCOL_HEADER, PROTOCOL_VERSION } from "./ask-schemas.ts";
+import { PROTOCOL_HEADER, PROTOCOL_VERSION } from "./protocol-version.ts";
 
 /** Raised when nothing answers on the socket; the CLI maps it to exit 3. */
 export const NOT_RUNNING = "not_running";
@@ -12,7 +10,8 @@ export type SocketSend = (path: string, init?: RequestInit) => Promise<Response>
 
 /**
  * Requests over the daemon's socket with the protocol header set. Nothing listening is `not_running`; an error
- * answer becomes the FermixError it serialises. It needs ask's schemas only, so `fermix ask` can use it alone.
+ * answer becomes the FermixError it serialises. It builds no schema until an error answer needs one
+ * (protocol/error-answer.ts), so `fermix ask` sends its request without any.
  */
 export function socketSender(socketPath: string): SocketSend {
   const socketFetch = unixFetch(socketPath);
@@ -28,23 +27,8 @@ export function socketSender(socketPath: string): SocketSend {
       throw new FermixError(NOT_RUNNING, "not running", { socket: socketPath });
     }
     if (!response.ok && !response.headers.get("content-type")?.includes("text/event-stream")) {
-      throw await errorFrom(response);
+      throw await (await import("./error-answer.ts")).errorFrom(response);
     }
     return response;
   };
-}
-
-async function errorFrom(response: Response): Promise<FermixError> {
-  // The server refuses an oversized body before any route sees it, so the answer carries no error body of ours.
-  if (response.status === 413) {
-    return new FermixError(
-      "request_too_large",
-      `the request is larger than the daemon takes (${Math.floor(MAX_ASK_BODY_BYTES / 1024 / 1024)} MiB); attach fewer or smaller files`,
-      { limit: MAX_ASK_BODY_BYTES },
-    );
-  }
-  const body = await response.json().catch(() => undefined);
-  const parsed = v.safeParse(v.object({ error: ErrorBody }), body);
-  if (parsed.success) return fromSerialized(parsed.output.error);
-  return new FermixError("protocol_error", `the daemon answered HTTP ${response.status}`);
 }

@@ -124,7 +124,8 @@ describe("lazy loading on the hot paths", () => {
     const { code, stdout, packages, sources } = await loadedBy(["ask", "--daemon", "hi"], given);
     expect({ code, stdout }).toEqual({ code: 0, stdout: '{"name":"Ada"}\n' });
     expect(MUST_NOT_LOAD.filter((p) => packages.has(p))).toEqual([]);
-    expect(among(sources, HEAVY_SOURCES)).toEqual([]);
+    // ask walks a tree of its own (src/cli/ask-root.ts): the table of every verb stays unloaded.
+    expect(among(sources, [...HEAVY_SOURCES, "src/cli/command-tree.ts"])).toEqual([]);
     expect(sources).toContain("src/protocol/ask-client.ts");
   });
 

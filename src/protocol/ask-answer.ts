@@ -1,0 +1,34 @@
+import { createParser } from "eventsource-parser";
+import * as v from "valibot";
+import { FermixError, fromSerialized } from "../error.ts";
+import type { AskCallbacks } from "./ask-client.ts";
+import { AskDone, AskNotice, AskText, ErrorBody } from "./ask-schemas.ts";
+
+/**
+ * `POST /v1/ask`'s SSE answer, read: text deltas and notices as they come, then the one `done` (returned) or `error`
+ * (thrown). Every event is checked against its schema before anything of it is used.
+ */
+export async function readAskAnswer(response: Response, opts: AskCallbacks): Promise<AskDone> {
+  let done: AskDone | undefined;
+  let failure: FermixError | undefined;
+  const parser = createParser({
+    onEvent(event) {
+      const data = JSON.parse(event.data);
+      if (event.event === "text") opts.onText?.(v.parse(AskText, data).delta);
+      else if (event.event === "notice") {
+        const notice = v.parse(AskNotice, data);
+        opts.onNotice?.(notice.text, notice.approval);
+      } else if (event.event === "done") done = v.parse(AskDone, data);
+      else if (event.event === "error") failure = fromSerialized(v.parse(ErrorBody, data));
+    },
+  });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  while (true) {
+    const { done: eof, value } = await reader.read();
+    if (eof) break;
+    parser.feed(value);
+  }
+  if (failure) throw failure;
+  if (!done) throw new FermixError("protocol_error", "the daemon closed the answer before it finished");
+  return done;
+}
