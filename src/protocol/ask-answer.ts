@@ -22,11 +22,14 @@ export async function readAskAnswer(response: Response, opts: AskCallbacks): Pro
       else if (event.event === "error") failure = fromSerialized(v.parse(ErrorBody, data));
     },
   });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  // Read as it arrives (a notice may ask the person something while the turn waits). A decoder rather than a
+  // TextDecoderStream, whose pipe is much of the runtime's own JavaScript run for the first time (issue 31).
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
   while (true) {
     const { done: eof, value } = await reader.read();
     if (eof) break;
-    parser.feed(value);
+    parser.feed(decoder.decode(value, { stream: true }));
   }
   if (failure) throw failure;
   if (!done) throw new FermixError("protocol_error", "the daemon closed the answer before it finished");
