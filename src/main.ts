@@ -1,25 +1,30 @@
 #!/usr/bin/env bun
-import { writeErr, writeOut } from "./cli/output.ts";
-import { VERSION } from "./version.ts";
 
 /*
  * The entry. The command tree (src/cli/command-tree.ts) loads only when a command is walked: `--version` and
  * pre-rendered help print before any of it, at the floor a compiled program that prints a line costs (issue 31);
  * `ask` walks a tree of its own (src/cli/ask-root.ts).
+ *
+ * It imports nothing statically. Every module it would import is shared with other commands and so is a chunk of
+ * its own in the binary, which `--version` would load and link: that alone measured +70 page faults (~2 ms on a VM
+ * where faults are dear) over the print-a-line floor, and without it `--version` is within 10 faults of it.
  */
+
+// build.ts defines it; the same as src/version.ts's VERSION, which this file does not import (see above).
+declare const FERMIX_VERSION: string | undefined;
 
 async function main(argv: string[]): Promise<number> {
   const verb = argv[0];
   // The fastest path, answered before the command tree's code loads: scripts and `fermix upgrade` call it.
   if (verb === "--version" || verb === "-V" || verb === "version") {
-    await writeOut(`${VERSION}\n`);
+    console.log(typeof FERMIX_VERSION === "string" ? FERMIX_VERSION : (await import("./version.ts")).VERSION);
     return 0;
   }
   if (argv.includes("--help") || argv.includes("-h")) {
     // Help as the build rendered it, before the command tree's code loads (src/cli/help-table.ts).
     const text = await (await import("./cli/help-fast.ts")).prerenderedHelp(argv);
     if (text !== undefined) {
-      await writeOut(text);
+      await (await import("./cli/output.ts")).writeOut(text);
       return 0;
     }
   }
@@ -46,6 +51,7 @@ if (import.meta.main) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     async (err) => {
+      const { writeErr } = await import("./cli/output.ts");
       await writeErr(`fermix: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);
     },
