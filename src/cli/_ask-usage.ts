@@ -1,4 +1,4 @@
-import type { AskUsage } from "../protocol/ask-parts.ts";
+import type { AskUsage } from "../protocol/ask-answer-schemas.ts";
 
 const count = (n: number) => n.toLocaleString("en-US");
 

@@ -4,8 +4,8 @@ import { UsageError } from "./exit.ts";
 
 /**
  * An ask's request, checked against the protocol's schema: what is wrong is a usage error naming the option
- * (`--session` for the session id). Apart from ask-run.ts so that a daemon-up ask builds the schema while its
- * request travels (protocol/ask-client.ts `whileSent`), not before.
+ * (`--session` for the session id). Apart from ask-run.ts because a daemon-up ask runs it only when the daemon
+ * refused its request (the daemon checks every request against the same schema first).
  */
 export function checkRequest(draft: AskRequest): AskRequest {
   const parsed = v.safeParse(AskRequest, draft);

@@ -2,8 +2,9 @@ import { processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
+import type { AskDone } from "../protocol/ask-answer-schemas.ts";
 import { askOverSocket } from "../protocol/ask-client.ts";
-import type { AskDone, AskRequest } from "../protocol/ask-schemas.ts";
+import type { AskRequest } from "../protocol/ask-schemas.ts";
 import { NOT_RUNNING, socketSender } from "../protocol/socket-send.ts";
 import { fileSizeSync } from "../runtime/files.ts";
 import { onBun } from "../runtime/host.ts";
@@ -151,9 +152,7 @@ async function deliver(
   daemonFlag: boolean | undefined,
   callbacks: { onText?: (delta: string) => void; onNotice: (text: string) => void },
 ): Promise<AskDone> {
-  // Once, whichever way the request goes (a daemon that is not there sends it on to the in-process turn).
-  let checked: Promise<AskRequest> | undefined;
-  const check = () => (checked ??= import("./ask-check.ts").then(({ checkRequest }) => checkRequest(draft)));
+  const check = () => import("./ask-check.ts").then(({ checkRequest }) => checkRequest(draft));
   const env = processEnv();
   const paths = fermixPaths(resolveHome(env));
   // Nothing at the socket's path, no daemon: the in-process turn starts without a connect that could only fail
@@ -162,10 +161,13 @@ async function deliver(
   // --daemon always connect.
   const nothingThere = onBun && fileSizeSync(paths.socket) === 0;
   if (daemonFlag === true || (daemonFlag !== false && !nothingThere)) {
-    // Connecting is the test: a stale socket fails at once with not_running.
+    // Connecting is the test: a stale socket fails at once with not_running. The request goes unchecked: the daemon
+    // checks it against the same schema before any turn, and only when it refuses one does ask's own check run, to
+    // name the option at fault as a usage error (exit 2) - a daemon-up ask builds no request schema (issue 31).
     try {
-      return await askOverSocket(socketSender(paths.socket), draft, { ...callbacks, whileSent: check });
+      return await askOverSocket(socketSender(paths.socket), draft, callbacks);
     } catch (err) {
+      if (err instanceof FermixError && err.code === "invalid_request") await check();
       if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
     }
   }

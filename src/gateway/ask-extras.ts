@@ -3,7 +3,7 @@ import type { App } from "../app-contract.ts";
 import type { Caller } from "../capabilities/caller.ts";
 import { defineError } from "../error.ts";
 import type { TurnDocument } from "../media/image-parts.ts";
-import type { AskUsage } from "../protocol/ask-parts.ts";
+import type { AskUsage } from "../protocol/ask-answer-schemas.ts";
 import type { AskRequest } from "../protocol/schemas.ts";
 import type { Usage } from "../providers/types.ts";
 

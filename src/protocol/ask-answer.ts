@@ -1,8 +1,8 @@
 import { createParser } from "eventsource-parser";
 import * as v from "valibot";
 import { FermixError, fromSerialized } from "../error.ts";
+import { AskDone, AskNotice, AskText, ErrorBody } from "./ask-answer-schemas.ts";
 import type { AskCallbacks } from "./ask-client.ts";
-import { AskDone, AskNotice, AskText, ErrorBody } from "./ask-schemas.ts";
 
 /**
  * `POST /v1/ask`'s SSE answer, read: text deltas and notices as they come, then the one `done` (returned) or `error`

@@ -36,12 +36,3 @@ export const AskAttachments = v.pipe(
  * character of it up to six-fold), and room for the rest.
  */
 export const MAX_ASK_BODY_BYTES = base64Length(MAX_ATTACHMENTS_BYTES) + 6 * 4 * 1024 * 1024 + 1024 * 1024;
-
-/** A turn's tokens summed over its model calls; cached and reasoning are 0 where no wire reported them. */
-export const AskUsage = v.object({
-  input_tokens: v.number(),
-  cached_input_tokens: v.number(),
-  output_tokens: v.number(),
-  reasoning_tokens: v.number(),
-});
-export type AskUsage = v.InferOutput<typeof AskUsage>;

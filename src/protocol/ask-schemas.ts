@@ -1,11 +1,10 @@
 import * as v from "valibot";
-import { AskAttachments, AskUsage } from "./ask-parts.ts";
+import { AskAttachments } from "./ask-parts.ts";
 
 /**
- * The part of the daemon's protocol that `fermix ask` speaks: `POST /v1/ask`'s request and its SSE events, and the
- * error body. It is apart from protocol/schemas.ts (which re-exports it) so that the client of one ask evaluates
- * these few schemas, not the whole protocol's; and the client loads it only once its request is on its way
- * (protocol/ask-client.ts), so that not even these stand before the request.
+ * `POST /v1/ask`'s request, as the daemon checks it (and `fermix ask` before an in-process turn, or when the daemon
+ * refused its request: src/cli/ask-check.ts). Its answer's schemas are in ask-answer-schemas.ts; both are apart from
+ * protocol/schemas.ts (which re-exports them) so that `fermix ask` builds only what it uses, after its request left.
  */
 export { MIN_CLIENT_PROTOCOL, PROTOCOL_HEADER, PROTOCOL_VERSION } from "./protocol-version.ts";
 
@@ -35,36 +34,3 @@ export const AskRequest = v.strictObject({
   schema: v.optional(v.record(v.string(), v.unknown())),
 });
 export type AskRequest = v.InferOutput<typeof AskRequest>;
-
-export const ErrorBody = v.object({
-  code: v.string(),
-  message: v.string(),
-  data: v.optional(v.record(v.string(), v.unknown()), {}),
-});
-export type ErrorBody = v.InferOutput<typeof ErrorBody>;
-
-export const AskDone = v.object({
-  response: v.string(),
-  session_id: v.string(),
-  provider: v.string(),
-  model: v.string(),
-  /** The answer stopped at the model's output limit (absent from an older daemon: not known to be cut). */
-  truncated: v.optional(v.boolean()),
-  /** The turn's tokens, summed over its model calls (absent from an older daemon). */
-  usage: v.optional(AskUsage),
-});
-export type AskDone = v.InferOutput<typeof AskDone>;
-
-/**
- * SSE event names of `POST /v1/ask`: `text` (a delta) and `notice` (a message for the owner that does
- * not come from the model, such as an approval request), then exactly one `done` or `error`.
- */
-export const AskText = v.object({ delta: v.string() });
-/**
- * An approval the owner is asked for, beside its notice's text, so an interactive client can ask it inline
- * (`fermix chat`: allow? [y/N]) instead of showing the `/confirm TOKEN` line. `kind` is a plain string: a kind a
- * client does not know falls back to the text. Absent from an older daemon; an older client ignores it.
- */
-export const ApprovalRequest = v.object({ kind: v.string(), path: v.string(), reason: v.string(), token: v.string() });
-export type ApprovalRequest = v.InferOutput<typeof ApprovalRequest>;
-export const AskNotice = v.object({ text: v.string(), approval: v.optional(ApprovalRequest) });

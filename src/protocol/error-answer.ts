@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { FermixError, fromSerialized } from "../error.ts";
+import { ErrorBody } from "./ask-answer-schemas.ts";
 import { MAX_ASK_BODY_BYTES } from "./ask-parts.ts";
-import { ErrorBody } from "./ask-schemas.ts";
 
 /** The FermixError a daemon's error answer carries; loaded by socket-send.ts only when an answer is not ok. */
 export async function errorFrom(response: Response): Promise<FermixError> {

@@ -2,21 +2,11 @@ import * as v from "valibot";
 
 /**
  * The daemon's HTTP-over-unix-socket protocol. Both sides import these schemas: the daemon validates
- * what arrives, the client validates what comes back. Ask's part lives in ask-schemas.ts (the hot path loads
- * only that) and is re-exported here, so either side imports the whole protocol from this one module.
+ * what arrives, the client validates what comes back. Ask's part lives in ask-schemas.ts and ask-answer-schemas.ts
+ * (the hot path loads only those) and is re-exported here, so either side imports the whole protocol from this one module.
  */
-export {
-  ApprovalRequest,
-  AskDone,
-  AskNotice,
-  AskRequest,
-  AskText,
-  ErrorBody,
-  MIN_CLIENT_PROTOCOL,
-  PROTOCOL_HEADER,
-  PROTOCOL_VERSION,
-  SessionId,
-} from "./ask-schemas.ts";
+export { ApprovalRequest, AskDone, AskNotice, AskText, ErrorBody } from "./ask-answer-schemas.ts";
+export { AskRequest, MIN_CLIENT_PROTOCOL, PROTOCOL_HEADER, PROTOCOL_VERSION, SessionId } from "./ask-schemas.ts";
 export { JOB_STATES, JobListQuery, RUN_STATUSES, RunListQuery } from "./job-queries.ts";
 
 /** One part of the daemon (src/subsystems.ts) as `status`, `/v1/health` and doctor show it; absent from an older daemon. */

@@ -1,7 +1,7 @@
 /**
- * ask's own request check (src/cli/ask-check.ts). Through a running daemon it runs while the request travels
- * (protocol/ask-client.ts `whileSent`, issue 31): a bad request must still be the same usage error, exit 2, with no
- * model called and the daemon unharmed; in process it runs before the turn.
+ * ask's own request check (src/cli/ask-check.ts). Through a running daemon it runs only when the daemon refused the
+ * request (issue 31): a bad request must still be the same usage error, exit 2, with no model called and the daemon
+ * unharmed; in process it runs before the turn.
  */
 import { describe, expect, test } from "bun:test";
 import { checkRequest } from "../../src/cli/ask-check.ts";
