@@ -1,4 +1,4 @@
-import { processEnv } from "../config/env.ts";
+import { type Env, processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
@@ -32,6 +32,9 @@ export async function runAsk(args: ParsedArgs): Promise<number> {
   let printed = false;
   try {
     const extract = extractWanted(args);
+    // No daemon to send to: the in-process turn's code starts loading now, while ask waits on its stdin and stdout.
+    const inProcess = args.daemon === false || (args.daemon !== true && nothingAtSocket(socketPath(processEnv())));
+    if (inProcess) loadLocalTurn().catch(() => {});
     // An extracted block is known only once the whole answer is in, so nothing streams.
     const streaming = !json && !extract && (await isCharacterDevice(1));
     const draft = await draftRequest(args);
@@ -140,13 +143,37 @@ async function schemaFromArgs(args: ParsedArgs): Promise<JsonSchema | undefined>
   return (await import("./ask-schema.ts")).schemaFromArgs(args);
 }
 
+/** In-process asks leave follow-up work (compaction) running after the reply; the CLI waits for it before exit. */
+let finishing: Promise<void> = Promise.resolve();
+
+function socketPath(env: Env): string {
+  return fermixPaths(resolveHome(env)).socket;
+}
+
+/**
+ * Nothing at the socket's path, no daemon: the in-process turn starts without a connect that could only fail
+ * (~1.3 ms of the event loop). Asked without node:fs, whose import alone costs ~1.7 ms in the binary and would
+ * fall on the daemon-up ask too: Bun sizes a socket (no regular file) as Infinity, a missing path as 0. Deno
+ * always connects.
+ */
+function nothingAtSocket(socket: string): boolean {
+  return onBun && fileSizeSync(socket) === 0;
+}
+
+let localTurn:
+  | Promise<[typeof import("../app.ts"), typeof import("../gateway/local-ask.ts"), typeof import("./termination.ts")]>
+  | undefined;
+
+/** The in-process turn's modules, imported once (runAsk starts them early when no daemon is there). */
+function loadLocalTurn() {
+  localTurn ??= Promise.all([import("../app.ts"), import("../gateway/local-ask.ts"), import("./termination.ts")]);
+  return localTurn;
+}
+
 /**
  * Through the daemon when it answers; otherwise the same turn in this process against the same
  * FERMIX_HOME. `--daemon` makes a missing daemon an error (exit 3) instead.
  */
-/** In-process asks leave follow-up work (compaction) running after the reply; the CLI waits for it before exit. */
-let finishing: Promise<void> = Promise.resolve();
-
 async function deliver(
   draft: AskRequest,
   daemonFlag: boolean | undefined,
@@ -154,28 +181,21 @@ async function deliver(
 ): Promise<AskDone> {
   const check = () => import("./ask-check.ts").then(({ checkRequest }) => checkRequest(draft));
   const env = processEnv();
-  const paths = fermixPaths(resolveHome(env));
-  // Nothing at the socket's path, no daemon: the in-process turn starts without a connect that could only fail
-  // (~1.3 ms of the event loop). Asked without node:fs, whose import alone costs ~1.7 ms in the binary and would
-  // fall on the daemon-up ask too: Bun sizes a socket (no regular file) as Infinity, a missing path as 0. Deno and
-  // --daemon always connect.
-  const nothingThere = onBun && fileSizeSync(paths.socket) === 0;
-  if (daemonFlag === true || (daemonFlag !== false && !nothingThere)) {
+  const socket = socketPath(env);
+  if (daemonFlag === true || (daemonFlag !== false && !nothingAtSocket(socket))) {
     // Connecting is the test: a stale socket fails at once with not_running. The request goes unchecked: the daemon
     // checks it against the same schema before any turn, and only when it refuses one does ask's own check run, to
     // name the option at fault as a usage error (exit 2) - a daemon-up ask builds no request schema (issue 31).
     try {
-      return await askOverSocket(socketSender(paths.socket), draft, callbacks);
+      return await askOverSocket(socketSender(socket), draft, callbacks);
     } catch (err) {
       if (err instanceof FermixError && err.code === "invalid_request") await check();
       if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
     }
   }
-  const [request, { createApp }, { askLocally }, { exitOnTerminationSignals }] = await Promise.all([
+  const [request, [{ createApp }, { askLocally }, { exitOnTerminationSignals }]] = await Promise.all([
     check(),
-    import("../app.ts"),
-    import("../gateway/local-ask.ts"),
-    import("./termination.ts"),
+    loadLocalTurn(),
   ]);
   const app = await createApp({ env });
   // A signal cancels the turn and stops the plugin servers this ask started before the process goes.
