@@ -7,6 +7,7 @@ import type { AnyTool, ToolContext, ToolServices } from "../capabilities/tool.ts
 import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
 import { type TurnDocument, userMessage, withMediaPlaceholders } from "../media/image-parts.ts";
+import { hasContent } from "../memory/messages.ts";
 import type { ConversationKey, MessageStore } from "../memory/messages-contract.ts";
 import { newSessionId, type Traces } from "../observability/traces.ts";
 import { documentRoutes } from "../providers/documents.ts";
@@ -17,7 +18,7 @@ import { visionRoutes } from "../providers/vision.ts";
 import type { Budget, RunLimit } from "../usage/budget-contract.ts";
 import { conversationScope, scopedRouter } from "../usage/meter.ts";
 import { channelActionMarker } from "./channel-marker.ts";
-import { DEFAULT_THRESHOLD } from "./compaction.ts";
+import { conversationTokens, DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
 import { buildSystemPrompt, type OwnerProfile } from "./prompt.ts";
 import type { PromptFiles } from "./prompt-files.ts";
@@ -101,6 +102,11 @@ export type TurnResult = {
   turnId: string;
   /** The size of this turn's system prompt, for the compaction check that follows the reply. */
   systemTokens?: number;
+  /**
+   * The conversation as this turn committed it (its summary and messages, estimated as compaction does) and the
+   * primary model's context window: the compaction check that follows needs no second read of the history.
+   */
+  context?: { conversationTokens: number; contextWindow: number };
   /** The answer stopped at the model's output limit: every surface says so (CLI note, `--json`, a channel marker). */
   truncated?: true;
 };
@@ -281,13 +287,14 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
 
     const turnId = newId("turn", 6);
     // History keeps a placeholder for each picture: the bytes went to the model in this turn only.
-    deps.store.commitTurn(input.key, [withMediaPlaceholders(user), ...result.added, ...(marker ? [marker] : [])], {
+    const stored = [withMediaPlaceholders(user), ...result.added, ...(marker ? [marker] : [])];
+    deps.store.commitTurn(input.key, stored, {
       turnId,
       provider: result.provider,
       model: result.model,
       ...(input.inboundIds?.length ? { answers: { ids: input.inboundIds, as: "answered" as const } } : {}),
     });
-    return { ...result, turnId };
+    return { ...result, turnId, stored };
   };
   let done: Awaited<ReturnType<typeof loopAndCommit>>;
   try {
@@ -314,6 +321,11 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     model: done.model,
     turnId: done.turnId,
     systemTokens: estimateTokens(current().system),
+    context: {
+      // What the store keeps (and its window replays): messages with content only.
+      conversationTokens: conversationTokens(summary, [...history, ...done.stored.filter(hasContent)]),
+      contextWindow: chosen[0]!.descriptor.contextWindow,
+    },
     ...(done.truncated ? { truncated: true as const } : {}),
   };
 }
