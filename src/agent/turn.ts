@@ -8,7 +8,7 @@ import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
 import { type TurnDocument, userMessage, withMediaPlaceholders } from "../media/image-parts.ts";
 import { hasContent } from "../memory/messages.ts";
-import type { ConversationKey, MessageStore } from "../memory/messages-contract.ts";
+import type { ConversationKey, ConversationWindow, MessageStore } from "../memory/messages-contract.ts";
 import { newSessionId, type Traces } from "../observability/traces.ts";
 import { documentRoutes } from "../providers/documents.ts";
 import type { RouterDeps } from "../providers/router.ts";
@@ -71,6 +71,8 @@ export type TurnInput = {
   inboundIds?: readonly number[];
   /** `ask --schema`: the final answer must be JSON matching this schema (the wire's structured output). */
   schema?: JsonSchema;
+  /** The caller made this conversation's key for this turn (a fresh session id): it has no history to read. */
+  newConversation?: true;
 };
 
 /** How a scheduled run differs from a conversation turn (see jobs/job-runner.ts). */
@@ -158,7 +160,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const names = input.allowedTools ?? input.job?.allowedTools;
   const allowed = names ? new Set(names) : undefined;
   const caller: Caller = input.caller ?? { trust: "operator", local: true, attended: true };
-  const { summary, rows } = deps.store.window(input.key);
+  const { summary, rows } = input.newConversation ? NO_HISTORY : deps.store.window(input.key);
   const history = rows.map((r) => r.message);
   const user = userMessage(input.text, input.images, input.documents);
   // Plugin tools join the built-ins under the same trust rules; their schemas are deferred when they are many.
@@ -329,6 +331,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     ...(done.truncated ? { truncated: true as const } : {}),
   };
 }
+
+const NO_HISTORY: ConversationWindow = { rows: [] };
 
 /** Plugin and MCP tools, and the situational built-ins: one function, so a reused split can be recognised. */
 const deferrable = (t: AnyTool) => t.policy === "plugin" || t.deferrable === true;

@@ -77,6 +77,20 @@ describe("a turn", () => {
     });
   });
 
+  test("a conversation its caller just made is not read from the store", async () => {
+    const { store, calls, deps } = setup({ openai: [text("hello")] });
+    const read = store.window;
+    let reads = 0;
+    store.window = (k) => {
+      reads++;
+      return read(k);
+    };
+    await runTurn({ key, text: "hi", newConversation: true }, deps);
+    expect(reads).toBe(0);
+    expect(calls[0]!.request.messages.map((m) => m.role)).toEqual(["user"]);
+    expect(store.history(key)).toHaveLength(2);
+  });
+
   test("an empty completion becomes an honest try-again error and commits nothing", async () => {
     const { store, deps } = setup({ openai: [[{ type: "done", stopReason: "stop" }]] });
     await expect(runTurn({ key, text: "hello?" }, deps)).rejects.toMatchObject({
