@@ -82,15 +82,16 @@ try {
 
   const floorWalls: number[] = [];
   const fermixWalls: number[] = [];
-  const cpu = { floorClients: 0, fermixClients: 0, daemon: 0 };
+  const cpu = { floorClients: 0, fermixClients: 0, daemon: 0, daemonFaults: 0 };
   const failures: string[] = [];
   let floorAnswered = clients * rounds;
   let fermixAnswered = clients * rounds;
   for (let round = 0; round < rounds; round++) {
     const f = await fanOut(clients, [floor], { cwd: root }, (out) => out.includes("response.completed"));
-    const daemonBefore = cpuMsOf(daemonPid);
+    const daemonBefore = { cpu: cpuMsOf(daemonPid), faults: faultsOf(daemonPid) };
     const x = await fanOut(clients, [binary, "ask", "--daemon", "ping"], { env, cwd: root }, isPong);
-    cpu.daemon += cpuMsOf(daemonPid) - daemonBefore;
+    cpu.daemon += cpuMsOf(daemonPid) - daemonBefore.cpu;
+    cpu.daemonFaults += faultsOf(daemonPid) - daemonBefore.faults;
     cpu.floorClients += f.cpuMs;
     cpu.fermixClients += x.cpuMs;
     floorWalls.push(f.wallMs);
@@ -126,6 +127,17 @@ try {
       (Number.isNaN(cpu.daemon) ? "the daemon's is not readable here" : `the daemon's per ask ${each(cpu.daemon)}`) +
       ` (${availableParallelism()} cores)`,
   );
+  // With every core busy (the clients' start-ups fill them), the wall ratio follows the CPU one: this says which side
+  // of it would have to shrink.
+  if (!Number.isNaN(cpu.daemon)) {
+    const perAsk = (cpu.fermixClients + cpu.daemon) / cpu.floorClients;
+    console.log(
+      `  CPU per ask, clients and daemon, over the floor's: ${perAsk.toFixed(3)}× ` +
+        `(clients ${pct(cpu.fermixClients, cpu.fermixClients + cpu.daemon)}, daemon ` +
+        `${pct(cpu.daemon, cpu.fermixClients + cpu.daemon)}); the daemon's page faults per ask ` +
+        `${(cpu.daemonFaults / total).toFixed(0)}`,
+    );
+  }
   for (const failure of failures.slice(0, 5)) console.log(`  failed: ${failure}`);
   if (failures.length > 5) console.log(`  … and ${failures.length - 5} more failures`);
 } catch (err) {
@@ -188,13 +200,30 @@ async function fanOut(
 
 /** A process's CPU time so far (user + system) in ms, from /proc; NaN where there is no /proc (macOS). */
 function cpuMsOf(pid: number): number {
+  // utime and stime, in clock ticks (USER_HZ, 100).
+  const fields = statFields(pid);
+  return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : Number.NaN;
+}
+
+/**
+ * A process's minor page faults so far, from /proc (NaN without it). They are costly on a VM and most of a warm
+ * daemon's are the allocator handing freed pages back between asks and touching them again.
+ */
+function faultsOf(pid: number): number {
+  return Number(statFields(pid)?.[7] ?? Number.NaN);
+}
+
+/** /proc/<pid>/stat's fields after the parenthesised name (minflt is the 8th, utime the 12th); none without /proc. */
+function statFields(pid: number): string[] | undefined {
   try {
-    // The fields after the parenthesised name: utime and stime are the 12th and 13th, in clock ticks (USER_HZ, 100).
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   } catch {
-    return Number.NaN;
+    return undefined;
   }
+}
+
+function pct(part: number, whole: number): string {
+  return `${Math.round((100 * part) / whole)}%`;
 }
 
 function isPong(stdout: string): boolean {

@@ -166,7 +166,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   logTurns(events, tagged);
   traceFailovers(events, traces);
   observeCompaction(events, { compact, enabled: compaction?.enabled !== false, log: log.withTag("compaction") });
-  if (deps.backgroundReview) reviewAfterTurns(events, parts.memoryReview, log.withTag("memory"));
+  if (deps.backgroundReview) reviewAfterTurns(events, parts.memoryReview, log.withTag("memory"), now);
   if (role === "daemon") collectWhenIdle(events, lanes);
   const partFailed = (verb: string) => (part: { name: string }, err: Error) =>
     log.error(`${part.name} did not ${verb}: ${err.message}`);

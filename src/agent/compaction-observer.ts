@@ -4,12 +4,20 @@ import type { Observers } from "../observability/observers.ts";
 import type { RouterDeps } from "../providers/router.ts";
 import type { Route, RouteChoice } from "../providers/routes.ts";
 import { conversationScope, scopedRouter } from "../usage/meter.ts";
-import { type CompactionResult, compactConversation } from "./compaction.ts";
+import { BELOW_THRESHOLD, belowThreshold, type CompactionResult, compactConversation } from "./compaction.ts";
+import type { TurnResult } from "./turn.ts";
 import type { TurnEvents } from "./turn-events.ts";
 
 export type Compactor = (
   key: ConversationKey,
-  opts: { systemTokens: number; force: boolean; choice?: RouteChoice; signal?: AbortSignal },
+  opts: {
+    systemTokens: number;
+    force: boolean;
+    choice?: RouteChoice;
+    signal?: AbortSignal;
+    /** The finished turn's view of the conversation (TurnResult.context): below the threshold, nothing is read. */
+    known?: TurnResult["context"];
+  },
 ) => Promise<CompactionResult>;
 
 /** Compaction as the app runs it: after a turn (below), and on /compact. */
@@ -19,8 +27,17 @@ export function createCompactor(deps: {
   router: RouterDeps;
   threshold?: number;
 }): Compactor {
-  return (key, opts) =>
-    compactConversation(
+  return (key, opts) => {
+    // After most turns the conversation is far from full: the turn already knows its size, so neither the history
+    // (every message parsed again) nor the routes (keys resolved again) are read just to learn that.
+    const known = opts.known;
+    if (
+      !opts.force &&
+      known &&
+      belowThreshold(opts.systemTokens + known.conversationTokens, known.contextWindow, deps.threshold)
+    )
+      return Promise.resolve(BELOW_THRESHOLD);
+    return compactConversation(
       key,
       { systemTokens: opts.systemTokens, threshold: deps.threshold, force: opts.force },
       {
@@ -30,6 +47,7 @@ export function createCompactor(deps: {
         signal: opts.signal,
       },
     );
+  };
 }
 
 /** After each conversation turn, inside its lane, so the next turn sees the folded history. */
@@ -45,6 +63,7 @@ export function observeCompaction(
         force: false,
         choice: input.choice,
         signal: input.signal,
+        known: result.context,
       })
       .catch((err: Error) => {
         deps.log.warn(`compaction failed: ${err.message}`);

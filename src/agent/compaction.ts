@@ -25,6 +25,18 @@ export type CompactionResult =
   | { compacted: false; reason: string }
   | { compacted: true; foldedMessages: number; summary: string };
 
+export const BELOW_THRESHOLD: CompactionResult = { compacted: false, reason: "below the threshold" };
+
+/** What a conversation's stored window weighs: its summary and the messages after it. */
+export function conversationTokens(summary: string | undefined, messages: readonly Message[]): number {
+  return estimateTokens(summary ?? "") + messagesTokens(messages);
+}
+
+/** Whether `used` tokens (system prompt and conversation) stay under `threshold` of the context window. */
+export function belowThreshold(used: number, contextWindow: number, threshold?: number): boolean {
+  return used < (threshold ?? DEFAULT_THRESHOLD) * contextWindow;
+}
+
 /**
  * Folds a conversation's older turns into a summary once it passes `threshold` of the model's context
  * window (or at once, when forced by /compact). Whole turns only — a tool call is never separated from
@@ -37,9 +49,13 @@ export async function compactConversation(
 ): Promise<CompactionResult> {
   const window = deps.routes[0]?.descriptor.contextWindow ?? 0;
   const { summary, rows } = deps.store.window(key);
-  const used = opts.systemTokens + estimateTokens(summary ?? "") + messagesTokens(rows.map((r) => r.message));
-  if (!opts.force && used < (opts.threshold ?? DEFAULT_THRESHOLD) * window)
-    return { compacted: false, reason: "below the threshold" };
+  const used =
+    opts.systemTokens +
+    conversationTokens(
+      summary,
+      rows.map((r) => r.message),
+    );
+  if (!opts.force && belowThreshold(used, window, opts.threshold)) return BELOW_THRESHOLD;
 
   // Keep the newest whole turns that fit the raw share (never all of them); everything before is folded.
   const turns = groupByTurn(rows);

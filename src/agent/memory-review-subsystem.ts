@@ -36,18 +36,37 @@ export const memoryReviewSubsystem = defineSubsystem({
   },
 });
 
+/** However far off the review's next time is, the gate is asked again after this long (see reviewAfterTurns). */
+export const GATE_RECHECK_MS = 60_000;
+
 /**
  * The daemon consolidates memories on its ~24 h gate after a turn, in the background; a one-shot CLI ask never
- * loads or waits for that.
+ * loads or waits for that. The gate is a write transaction (BEGIN IMMEDIATE, so a daemon and a CLI sharing memory.db
+ * do not both run a due review): asked after every turn it took the write lock once per turn, 200 times for 200
+ * concurrent asks (issue 31). The time it answers with is kept instead, and turns before it skip the gate. It is
+ * asked again at least every GATE_RECHECK_MS all the same, because another process may move it: a CLI's
+ * `fermix memory review --now` that failed asks for a retry within the hour.
  */
-export function reviewAfterTurns(events: Observers<TurnEvents>, review: Subsystem<Review>, log: Log): void {
+export function reviewAfterTurns(
+  events: Observers<TurnEvents>,
+  review: Subsystem<Review>,
+  log: Log,
+  now: () => number = Date.now,
+): void {
   if (!review.wanted()) return;
+  let quietUntil = Number.NEGATIVE_INFINITY;
   events.on("turn_finished", () => {
+    const asked = now();
+    if (asked < quietUntil) return;
+    // Taken now, so the turns that finish while this one's gate is being asked do not ask it again.
+    quietUntil = asked + GATE_RECHECK_MS;
     void review
       .api()
       .then((runner) => runner.maybeRun())
       .then((r) => {
         if (r.status === "failed") log.warn(`memory review failed: ${r.error}`);
+        // A review that ran or is running set the gate a full interval ahead; one that was skipped or failed says when.
+        if (r.status !== "done" && r.nextAt !== undefined) quietUntil = Math.min(r.nextAt, asked + GATE_RECHECK_MS);
       });
   });
 }

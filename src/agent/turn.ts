@@ -7,7 +7,8 @@ import type { AnyTool, ToolContext, ToolServices } from "../capabilities/tool.ts
 import { defineError, FermixError } from "../error.ts";
 import { newId } from "../ids.ts";
 import { type TurnDocument, userMessage, withMediaPlaceholders } from "../media/image-parts.ts";
-import type { ConversationKey, MessageStore } from "../memory/messages-contract.ts";
+import { hasContent } from "../memory/messages.ts";
+import type { ConversationKey, ConversationWindow, MessageStore } from "../memory/messages-contract.ts";
 import { newSessionId, type Traces } from "../observability/traces.ts";
 import { documentRoutes } from "../providers/documents.ts";
 import type { RouterDeps } from "../providers/router.ts";
@@ -17,7 +18,7 @@ import { visionRoutes } from "../providers/vision.ts";
 import type { Budget, RunLimit } from "../usage/budget-contract.ts";
 import { conversationScope, scopedRouter } from "../usage/meter.ts";
 import { channelActionMarker } from "./channel-marker.ts";
-import { DEFAULT_THRESHOLD } from "./compaction.ts";
+import { conversationTokens, DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
 import { buildSystemPrompt, type OwnerProfile } from "./prompt.ts";
 import type { PromptFiles } from "./prompt-files.ts";
@@ -70,6 +71,8 @@ export type TurnInput = {
   inboundIds?: readonly number[];
   /** `ask --schema`: the final answer must be JSON matching this schema (the wire's structured output). */
   schema?: JsonSchema;
+  /** The caller made this conversation's key for this turn (a fresh session id): it has no history to read. */
+  newConversation?: true;
 };
 
 /** How a scheduled run differs from a conversation turn (see jobs/job-runner.ts). */
@@ -101,6 +104,11 @@ export type TurnResult = {
   turnId: string;
   /** The size of this turn's system prompt, for the compaction check that follows the reply. */
   systemTokens?: number;
+  /**
+   * The conversation as this turn committed it (its summary and messages, estimated as compaction does) and the
+   * primary model's context window: the compaction check that follows needs no second read of the history.
+   */
+  context?: { conversationTokens: number; contextWindow: number };
   /** The answer stopped at the model's output limit: every surface says so (CLI note, `--json`, a channel marker). */
   truncated?: true;
 };
@@ -152,7 +160,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   const names = input.allowedTools ?? input.job?.allowedTools;
   const allowed = names ? new Set(names) : undefined;
   const caller: Caller = input.caller ?? { trust: "operator", local: true, attended: true };
-  const { summary, rows } = deps.store.window(input.key);
+  const { summary, rows } = input.newConversation ? NO_HISTORY : deps.store.window(input.key);
   const history = rows.map((r) => r.message);
   const user = userMessage(input.text, input.images, input.documents);
   // Plugin tools join the built-ins under the same trust rules; their schemas are deferred when they are many.
@@ -281,13 +289,14 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
 
     const turnId = newId("turn", 6);
     // History keeps a placeholder for each picture: the bytes went to the model in this turn only.
-    deps.store.commitTurn(input.key, [withMediaPlaceholders(user), ...result.added, ...(marker ? [marker] : [])], {
+    const stored = [withMediaPlaceholders(user), ...result.added, ...(marker ? [marker] : [])];
+    deps.store.commitTurn(input.key, stored, {
       turnId,
       provider: result.provider,
       model: result.model,
       ...(input.inboundIds?.length ? { answers: { ids: input.inboundIds, as: "answered" as const } } : {}),
     });
-    return { ...result, turnId };
+    return { ...result, turnId, stored };
   };
   let done: Awaited<ReturnType<typeof loopAndCommit>>;
   try {
@@ -314,9 +323,16 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     model: done.model,
     turnId: done.turnId,
     systemTokens: estimateTokens(current().system),
+    context: {
+      // What the store keeps (and its window replays): messages with content only.
+      conversationTokens: conversationTokens(summary, [...history, ...done.stored.filter(hasContent)]),
+      contextWindow: chosen[0]!.descriptor.contextWindow,
+    },
     ...(done.truncated ? { truncated: true as const } : {}),
   };
 }
+
+const NO_HISTORY: ConversationWindow = { rows: [] };
 
 /** Plugin and MCP tools, and the situational built-ins: one function, so a reused split can be recognised. */
 const deferrable = (t: AnyTool) => t.policy === "plugin" || t.deferrable === true;

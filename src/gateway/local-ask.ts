@@ -21,6 +21,8 @@ export async function askLocally(
   } = {},
 ): Promise<AskDone> {
   const sessionId = request.session_id ?? newId("ses");
+  // A session id made here names no stored conversation yet: the turn skips reading its history.
+  const newConversation = request.session_id === undefined ? ({ newConversation: true } as const) : {};
   const controller = new AbortController();
   const onAbort = () => controller.abort(opts.signal?.reason);
   opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -39,6 +41,7 @@ export async function askLocally(
   try {
     const result = await app.ask({
       key: { channel: "cli", chat: sessionId },
+      ...newConversation,
       text: request.text,
       caller,
       ...askTurnExtras(app, request, caller),

@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
+import { conversationTokens } from "../../src/agent/compaction.ts";
 import { EMPTY_REPLY, runTurn, type ToolEnvironment } from "../../src/agent/turn.ts";
 import { createRegistry } from "../../src/capabilities/registry.ts";
 import { migrate } from "../../src/memory/db.ts";
@@ -58,6 +59,36 @@ describe("a turn", () => {
     expect(calls[1]!.request.system).toContain("/w/p");
     expect(calls[1]!.request.system).not.toMatch(/\d\d:\d\d/);
     expect(store.history(key)).toHaveLength(4);
+  });
+
+  test("its count of the conversation (for the compaction check) equals the store's window after the commit", async () => {
+    const { store, deps } = setup({ openai: [text("first answer"), text("a second, longer answer")] });
+    await runTurn({ key, text: "one" }, deps);
+    // A summary stands in for what came before: the count covers it and only what follows it.
+    store.saveSummary(key, store.window(key).rows.at(-1)!.id, "SUMMARY: counted to one");
+    const result = await runTurn({ key, text: "two, with more words in it" }, deps);
+    const { summary, rows } = store.window(key);
+    expect(result.context).toEqual({
+      conversationTokens: conversationTokens(
+        summary,
+        rows.map((r) => r.message),
+      ),
+      contextWindow: findProvider("openai")!.contextWindow,
+    });
+  });
+
+  test("a conversation its caller just made is not read from the store", async () => {
+    const { store, calls, deps } = setup({ openai: [text("hello")] });
+    const read = store.window;
+    let reads = 0;
+    store.window = (k) => {
+      reads++;
+      return read(k);
+    };
+    await runTurn({ key, text: "hi", newConversation: true }, deps);
+    expect(reads).toBe(0);
+    expect(calls[0]!.request.messages.map((m) => m.role)).toEqual(["user"]);
+    expect(store.history(key)).toHaveLength(2);
   });
 
   test("an empty completion becomes an honest try-again error and commits nothing", async () => {
