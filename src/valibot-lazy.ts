@@ -21,3 +21,8 @@ export function lazySchema<T extends v.GenericSchema>(build: () => T): v.LazySch
 export function builtSchema<T extends v.GenericSchema>(schema: v.LazySchema<T>): T {
   return schema.getter(undefined);
 }
+
+/** `schema` itself, or the schema a lazySchema builds: what a converter or a fingerprint reads in its place. */
+export function withoutLazy(schema: v.GenericSchema): v.GenericSchema {
+  return schema.type === "lazy" ? (schema as v.LazySchema<v.GenericSchema>).getter(undefined) : schema;
+}
