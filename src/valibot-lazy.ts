@@ -10,11 +10,23 @@ import * as v from "valibot";
  * export const WebSection = lazySchema(() => v.strictObject({ port: v.optional(Port) }));
  */
 export function lazySchema<T extends v.GenericSchema>(build: () => T): v.LazySchema<T> {
+  return v.lazy(builtOnce(build));
+}
+
+/**
+ * A schema piece that several lazily built schemas share, built the first time one of them asks for it. Unlike a
+ * lazySchema it is the plain schema once built, so a JSON Schema conversion sees it inline (never a `$ref`).
+ *
+ * @example
+ * const JobId = builtOnce(() => v.pipe(v.string(), v.description("the job's id")));
+ * export const JobArgs = lazySchema(() => v.object({ job_id: JobId() }));
+ */
+export function builtOnce<T>(build: () => T): () => T {
   let built: T | undefined;
-  return v.lazy(() => {
+  return () => {
     built ??= build();
     return built;
-  });
+  };
 }
 
 /** The schema inside a lazySchema, built now: for reading its shape (a strict object's keys). */

@@ -15,7 +15,11 @@ const OPERATOR: Caller = { trust: "operator", local: true, attended: true };
 test("a tool whose parameters build on first use validates its first call with the same sentence", async () => {
   expect(gitRead.parameters.type).toBe("lazy");
   const registry = createRegistry([gitRead]);
-  const ctx = { caller: OPERATOR, surface: () => [gitRead], signal: new AbortController().signal } as ToolContext;
+  const ctx = {
+    caller: OPERATOR,
+    surface: () => [gitRead],
+    signal: new AbortController().signal,
+  } as unknown as ToolContext;
   const call = (args: Record<string, unknown>) =>
     registry.dispatch({ type: "tool_call", id: "c_1", name: "git_read", arguments: args }, ctx);
   expect((await call({ args: [] })).content).toBe(

@@ -6,7 +6,7 @@ import type { JobPatch } from "../../jobs/job-store-contract.ts";
 import type { JobState, RunStatus } from "../../jobs/job-types.ts";
 import type { Schedule } from "../../jobs/schedule.ts";
 import type { ConversationKey } from "../../memory/messages-contract.ts";
-import { lazySchema } from "../../valibot-lazy.ts";
+import { builtOnce, lazySchema } from "../../valibot-lazy.ts";
 import { type AnyTool, defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 import {
   AllowedToolsArg,
@@ -44,8 +44,8 @@ const NO_CONVERSATION: ConversationKey = { channel: "none", chat: "" };
 
 const JOB_STATES = ["scheduled", "running", "paused", "disabled", "completed"] as const satisfies readonly JobState[];
 const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout", "budget"] as const satisfies readonly RunStatus[];
-const RunId = v.pipe(Text(200), v.description("the run's id (run_…), as list_job_runs shows it"));
-const JobIdOnly = (tool: string) => jobArgs(tool, { job_id: JobId });
+const RunId = builtOnce(() => v.pipe(Text(200), v.description("the run's id (run_…), as list_job_runs shows it")));
+const JobIdOnly = (tool: string) => jobArgs(tool, { job_id: JobId() });
 
 /**
  * The job machinery (operations, payloads, the schedule parser and cron-schedule) loads with the first job call,
@@ -108,25 +108,25 @@ export const scheduleJob = defineTool({
   parameters: lazySchema(() =>
     jobArgs("schedule_job", {
       name: v.pipe(Text(200), v.description("a short name for the job")),
-      schedule: ScheduleArg,
+      schedule: ScheduleArg(),
       task: v.pipe(
         Text(20_000),
         v.description("what the run should do, with every fact it needs: runs cannot see this conversation"),
       ),
       description: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(1000))),
-      timezone: v.optional(TimezoneArg),
+      timezone: v.optional(TimezoneArg()),
       expires_at: v.optional(
         v.pipe(v.string(), v.trim(), v.description("ISO 8601 instant with offset after which the job stops")),
       ),
-      allowed_tools: v.optional(AllowedToolsArg),
-      skill_name: v.optional(SkillArg),
-      provider: v.optional(ProviderArg),
-      model: v.optional(ModelArg),
+      allowed_tools: v.optional(AllowedToolsArg()),
+      skill_name: v.optional(SkillArg()),
+      provider: v.optional(ProviderArg()),
+      model: v.optional(ModelArg()),
       timeout_seconds: v.optional(Seconds("each run's wall clock (default 30 minutes)")),
       inactivity_timeout_seconds: v.optional(Seconds("fail a run that makes no progress for this long")),
-      max_usd: v.optional(MaxUsdArg),
-      delivery_mode: v.optional(DeliveryModeArg),
-      delivery_target: v.optional(DeliveryTargetArg),
+      max_usd: v.optional(MaxUsdArg()),
+      delivery_mode: v.optional(DeliveryModeArg()),
+      delivery_target: v.optional(DeliveryTargetArg()),
     }),
   ),
   help: [
@@ -199,21 +199,21 @@ export const updateJob = defineTool({
     jobArgs(
       "update_job",
       {
-        job_id: JobId,
+        job_id: JobId(),
         task: v.optional(Text(20_000)),
-        schedule: v.optional(ScheduleArg),
-        timezone: v.optional(TimezoneArg),
+        schedule: v.optional(ScheduleArg()),
+        timezone: v.optional(TimezoneArg()),
         description: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(1000))),
-        skill_name: v.optional(v.pipe(SkillArg, v.description('bind to this skill; "" unbinds'))),
-        provider: v.optional(ProviderArg),
-        model: v.optional(ModelArg),
+        skill_name: v.optional(v.pipe(SkillArg(), v.description('bind to this skill; "" unbinds'))),
+        provider: v.optional(ProviderArg()),
+        model: v.optional(ModelArg()),
         clear_route_pin: v.optional(
           v.pipe(v.boolean(), v.description("true: back to the default route (not with provider/model)")),
         ),
-        delivery_mode: v.optional(DeliveryModeArg),
-        delivery_target: v.optional(DeliveryTargetArg),
-        allowed_tools: v.optional(AllowedToolsArg),
-        max_usd: v.optional(MaxUsdEdit),
+        delivery_mode: v.optional(DeliveryModeArg()),
+        delivery_target: v.optional(DeliveryTargetArg()),
+        allowed_tools: v.optional(AllowedToolsArg()),
+        max_usd: v.optional(MaxUsdEdit()),
       },
       { timeout_seconds: CREATION_ONLY, inactivity_timeout_seconds: CREATION_ONLY },
     ),
@@ -394,7 +394,7 @@ export const listJobRuns = defineTool({
   readOnly: true,
   parameters: lazySchema(() =>
     jobArgs("list_job_runs", {
-      job_id: JobId,
+      job_id: JobId(),
       status: v.optional(v.picklist(RUN_STATUSES)),
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 20),
     }),
@@ -412,7 +412,7 @@ export const getJobRun = defineTool({
   description: "One job run in full: task and config as run, prompt, tokens, answer, error.",
   policy: "job_read",
   readOnly: true,
-  parameters: lazySchema(() => jobArgs("get_job_run", { run_id: RunId })),
+  parameters: lazySchema(() => jobArgs("get_job_run", { run_id: RunId() })),
   async execute(args, ctx) {
     return withJobs(ctx, (_service, ops) => json(ops.run(actorOf(ctx), args.run_id)));
   },

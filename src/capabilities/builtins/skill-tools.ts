@@ -5,7 +5,7 @@ import { isFermixError } from "../../error.ts";
 import type { Skill } from "../../skills/catalog.ts";
 import { SKILL_NAME } from "../../skills/parse.ts";
 import { reloadReport, renderLoadError, renderReload, renderSkillLine } from "../../skills/report.ts";
-import { lazySchema } from "../../valibot-lazy.ts";
+import { builtOnce, lazySchema } from "../../valibot-lazy.ts";
 import { mayUse } from "../policy.ts";
 import { type AnyTool, defineTool, type SkillDelegation, type ToolContext, type ToolResult } from "../tool.ts";
 
@@ -13,7 +13,7 @@ import { type AnyTool, defineTool, type SkillDelegation, type ToolContext, type 
 export const MAX_SKILL_DEPTH = 4;
 
 const NO_CATALOG: ToolResult = { isError: true, content: "Skills are not available in this context." };
-const Name = v.pipe(v.string(), v.minLength(1));
+const Name = builtOnce(() => v.pipe(v.string(), v.minLength(1)));
 
 export const skillList = defineTool({
   name: "skill_list",
@@ -38,7 +38,7 @@ export const skillView = defineTool({
   readOnly: true,
   parameters: lazySchema(() =>
     v.object({
-      name: Name,
+      name: Name(),
       file: v.optional(v.pipe(v.string(), v.description("a reference file the skill lists, e.g. plugins"))),
     }),
   ),
@@ -65,7 +65,7 @@ export const skillRun = defineTool({
   timeoutMs: 30 * 60_000,
   parameters: lazySchema(() =>
     v.object({
-      name: Name,
+      name: Name(),
       input: v.pipe(
         v.string(),
         v.description("the task, with every fact it needs: the sub-agent cannot see this chat"),
