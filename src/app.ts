@@ -1,4 +1,3 @@
-import { homedir } from "node:os";
 import { createCompactor, observeCompaction } from "./agent/compaction-observer.ts";
 import { createDelegation } from "./agent/delegation.ts";
 import { traceFailovers } from "./agent/failover-traces.ts";
@@ -36,6 +35,7 @@ import { captureContent, createTraces } from "./observability/traces.ts";
 import { pluginsFacade } from "./plugins/plugins-facade.ts";
 import { createAppRouter } from "./providers/app-router.ts";
 import { type RouteChoice, resolveRoutes } from "./providers/routes.ts";
+import { nodeModule } from "./runtime/host.ts";
 import { createLiveSandbox } from "./sandbox/live-sandbox.ts";
 import { createSkillCatalog } from "./skills/catalog.ts";
 import { type PluginSkills, pluginFolders } from "./skills/sources.ts";
@@ -80,7 +80,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const db = () => database.get();
   const store = lazy(() => createMessageStore(db(), now));
   const memory = lazy(() => createMemoryStore(db(), now));
-  const userHome = env.HOME || homedir();
+  // node:os only where HOME is unset: its import alone costs the one-shot ask 20–40 page faults (issue 31).
+  const userHome = env.HOME || nodeModule<typeof import("node:os")>("node:os").homedir();
   const sandbox = createLiveSandbox({ config: liveConfig, userHome, fermixHome: paths.home });
   const events = createObservers<TurnEvents>((kind, err) =>
     log.warn(`${String(kind)} observer failed: ${err.message}`),

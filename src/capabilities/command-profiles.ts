@@ -5,6 +5,7 @@ import {
   DEFAULT_PROFILE_TIMEOUT_SECONDS,
   MAX_PROFILE_TIMEOUT_SECONDS,
 } from "../config/sections/sandbox.ts";
+import { builtOnce } from "../valibot-lazy.ts";
 import { formatExec } from "./builtins/_exec-result.ts";
 import { defaultDirectory, denied } from "./builtins/_paths.ts";
 import type { Caller } from "./caller.ts";
@@ -15,15 +16,17 @@ const MAX_APPENDED_ARGS = 100;
 const MAX_ARG_CHARS = 4_000;
 
 // With args = "none" the model may pass nothing at all: an extra key is refused, not ignored.
-const NoArgs = v.strictObject({});
-const AppendArgs = v.strictObject({
-  args: v.optional(
-    v.pipe(
-      v.array(v.pipe(v.string(), v.maxLength(MAX_ARG_CHARS))),
-      v.maxLength(MAX_APPENDED_ARGS, `at most ${MAX_APPENDED_ARGS} arguments`),
+const NoArgs = builtOnce(() => v.strictObject({}));
+const AppendArgs = builtOnce(() =>
+  v.strictObject({
+    args: v.optional(
+      v.pipe(
+        v.array(v.pipe(v.string(), v.maxLength(MAX_ARG_CHARS))),
+        v.maxLength(MAX_APPENDED_ARGS, `at most ${MAX_APPENDED_ARGS} arguments`),
+      ),
     ),
-  ),
-});
+  }),
+);
 
 /** The tool name of [sandbox.commands.<name>]. */
 export const commandToolName = (name: string) => `cmd_${name}`;
@@ -45,7 +48,7 @@ export function commandProfileTool(name: string, profile: CommandProfile): AnyTo
     readOnly: false,
     // The sandbox enforces the profile's limit and kills the process group; this only backstops it.
     timeoutMs: (Math.min(timeoutSeconds, MAX_PROFILE_TIMEOUT_SECONDS) + 10) * 1000,
-    parameters: (append ? AppendArgs : NoArgs) as v.GenericSchema<Record<string, unknown>, { args?: string[] }>,
+    parameters: (append ? AppendArgs() : NoArgs()) as v.GenericSchema<Record<string, unknown>, { args?: string[] }>,
     help: `The owner's command profile [sandbox.commands.${name}]: runs \`${fixed}\`${append ? " followed by the args you pass (each one argument, never read by a shell)" : " exactly as configured (it takes no arguments)"}, in the sandbox with a minimal environment, in the user's working directory (else the workspace). Timeout ${timeoutSeconds} s; output cut at 64 KiB per stream.`,
     async execute(args, ctx) {
       const argv = [...profile.command, ...(append ? (args.args ?? []) : [])];

@@ -1,5 +1,6 @@
 import { isCompiledBinary } from "../runtime/binary.ts";
 import { sha256Hex } from "../runtime/hash.ts";
+import { withoutLazy } from "../valibot-lazy.ts";
 import PRERENDERED from "./prerendered-specs.json" with { type: "json" };
 import type { AnyTool } from "./tool.ts";
 import { advertisedForm } from "./wire-schema.ts";
@@ -62,6 +63,8 @@ export function prerenderedSpec(tool: AnyTool): PrerenderedSpec | undefined {
 export function schemaFingerprint(schema: unknown): string {
   const text = JSON.stringify(schema, (key, value) => {
     if (key.startsWith("~")) return undefined;
+    // Parameters built on first use (lazySchema) are fingerprinted as the schema they build.
+    if (value && typeof value === "object" && value.type === "lazy") return withoutLazy(value);
     if (typeof value === "function") return "ƒ";
     if (value instanceof RegExp) return String(value);
     const form = value && typeof value === "object" ? advertisedForm(value) : undefined;

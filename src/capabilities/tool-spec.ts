@@ -1,6 +1,7 @@
 import type * as v from "valibot";
 import type { ToolSpec } from "../providers/types.ts";
 import { nodeModule } from "../runtime/host.ts";
+import { withoutLazy } from "../valibot-lazy.ts";
 import { prerenderedSpec } from "./prerendered-specs.ts";
 import type { AnyTool } from "./tool.ts";
 import { advertisedForm } from "./wire-schema.ts";
@@ -43,7 +44,8 @@ export function toolSpecSize(tool: AnyTool): number {
 /** valibot → the JSON Schema a provider gets, with the wire forms of wire-schema.ts in place of what they stand for. */
 export function convertParameters(schema: v.GenericSchema): Record<string, unknown> {
   return withoutDialect(
-    jsonSchemaConverter()(schema, {
+    // A tool's parameters are built on first use (lazySchema): the wire gets the schema, never a $ref to it.
+    jsonSchemaConverter()(withoutLazy(schema), {
       errorMode: "ignore",
       overrideSchema: ({ valibotSchema }) => advertisedForm(valibotSchema as v.GenericSchema),
     }) as Record<string, unknown>,

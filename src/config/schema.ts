@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { lazySchema } from "../valibot-lazy.ts";
 import { ChannelsSection } from "./sections/channels.ts";
 import { CoreSection } from "./sections/core.ts";
 import { McpSection } from "./sections/mcp.ts";
@@ -11,11 +12,13 @@ import { WebSection } from "./sections/web.ts";
  * documented keys so a valid file never fails for holding them. Each section, with its defaults, is a
  * file in sections/.
  */
-export const Config = v.strictObject({
-  fermix_core: v.optional(CoreSection),
-  fermix_web: v.optional(WebSection),
-  sandbox: v.optional(SandboxSection),
-  mcp: v.optional(McpSection),
-  fermix_channels: v.optional(ChannelsSection),
-});
+export const Config = lazySchema(() =>
+  v.strictObject({
+    fermix_core: v.optional(CoreSection),
+    fermix_web: v.optional(WebSection),
+    sandbox: v.optional(SandboxSection),
+    mcp: v.optional(McpSection),
+    fermix_channels: v.optional(ChannelsSection),
+  }),
+);
 export type Config = v.InferOutput<typeof Config>;

@@ -1,4 +1,4 @@
-import { lookup } from "node:dns/promises";
+import { nodeModule } from "../runtime/host.ts";
 import type { Resolver } from "./types.ts";
 
 /**
@@ -6,6 +6,8 @@ import type { Resolver } from "./types.ts";
  * to one, so a name cannot answer "public" to the check and "private" to the connect (DNS rebinding).
  */
 export const resolveWithDns: Resolver = async (host) => {
+  // Loaded on the first lookup: a turn that fetches nothing never pays for node:dns (issue 31).
+  const { lookup } = nodeModule<typeof import("node:dns/promises")>("node:dns/promises");
   const answers = await lookup(host, { all: true });
   return answers.map((answer) => answer.address);
 };

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Config } from "../config/schema.ts";
+import { nodeModule } from "../runtime/host.ts";
 import type { Manifest } from "./manifest/schema.ts";
 
 /**
@@ -114,6 +114,8 @@ export async function loadDevLocal(
 
 async function listRoot(root: string): Promise<Dirent[] | DevLocalProblem> {
   try {
+    // node:fs/promises only where dev_local is set: its import costs every in-process ask (issue 31).
+    const { readdir } = nodeModule<typeof import("node:fs/promises")>("node:fs/promises");
     const entries = await readdir(root, { withFileTypes: true });
     // readdir's order is the file system's; rows and collisions should not depend on it.
     return entries.sort((a, b) => a.name.localeCompare(b.name));

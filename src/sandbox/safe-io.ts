@@ -1,5 +1,6 @@
 import { constants, readlinkSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { nodeModule } from "../runtime/host.ts";
 import type { Denial } from "./types.ts";
 
 // O_NOFOLLOW: a link swapped in at the final component after the check fails the open (ELOOP) instead
@@ -63,7 +64,8 @@ export async function writeNoFollow(path: string, content: string | Uint8Array):
 
 async function openOrDenial(path: string, flags: number, mode: number): Promise<FileHandle | Denial> {
   try {
-    return await open(path, flags, mode);
+    // node:fs/promises on a file tool's first call: its import costs every in-process ask (issue 31).
+    return await nodeModule<typeof import("node:fs/promises")>("node:fs/promises").open(path, flags, mode);
   } catch (err: any) {
     switch (err?.code) {
       case "ELOOP":

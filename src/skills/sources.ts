@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { nodeModule } from "../runtime/host.ts";
 
 export type SkillSource = "bundled" | "home" | "plugin";
 
@@ -143,5 +143,6 @@ async function readCapped(path: string): Promise<string> {
   if (size > MAX_SKILL_FILE_BYTES) {
     throw new Error(`${path} is ${size} bytes; a skill file may have at most ${MAX_SKILL_FILE_BYTES}`);
   }
-  return readFile(path, "utf8");
+  // node:fs/promises on first use: a home skill is rare, and the import costs every in-process ask (issue 31).
+  return nodeModule<typeof import("node:fs/promises")>("node:fs/promises").readFile(path, "utf8");
 }

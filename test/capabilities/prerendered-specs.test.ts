@@ -15,6 +15,7 @@ import { prerenderedSpec, prerenderedTools } from "../../src/capabilities/preren
 import { createRegistry } from "../../src/capabilities/registry.ts";
 import type { AnyTool } from "../../src/capabilities/tool.ts";
 import { convertParameters, toolSpec, toolSpecSize } from "../../src/capabilities/tool-spec.ts";
+import { builtSchema } from "../../src/valibot-lazy.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix } from "../fixture/cli.ts";
@@ -69,7 +70,7 @@ describe("pre-rendered tool schemas", () => {
       (fileRead as { parameters: v.GenericSchema }).parameters = v.object({ path: v.string(), edited: v.boolean() });
       expect(prerenderedSpec(fileRead)).toBeUndefined();
       (fileRead as { parameters: v.GenericSchema }).parameters = v.object({
-        ...original.entries,
+        ...builtSchema(original).entries,
         path: v.pipe(v.string(), v.minLength(2)),
       });
       expect(prerenderedSpec(fileRead)).toBeUndefined();

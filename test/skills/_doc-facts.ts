@@ -187,6 +187,8 @@ export function schemaLeaves(schema: any = Config, path: Path = []): Path[] {
 }
 
 function unwrap(schema: any): any {
+  // A lazily built schema (src/valibot-lazy.ts) is read as the schema it builds.
+  if (schema?.type === "lazy") return unwrap(schema.getter(undefined));
   return schema.type === "optional" || schema.type === "nullable" ? unwrap(schema.wrapped) : schema;
 }
 

@@ -4,6 +4,7 @@ import type { JobService } from "../../jobs/job-service-contract.ts";
 import type { DeliveryMode, DeliveryTarget } from "../../jobs/job-types.ts";
 import type { ConversationKey } from "../../memory/messages-contract.ts";
 import { findProvider, PROVIDER_IDS } from "../../providers/descriptors.ts";
+import { builtOnce } from "../../valibot-lazy.ts";
 import type { ToolContext } from "../tool.ts";
 import { advertiseAs } from "../wire-schema.ts";
 
@@ -45,18 +46,25 @@ const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe
 
 export const Text = (max: number) =>
   v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(max));
-export const JobId = described(Text(200), "the job's id, as list_jobs shows it (job names are not ids)");
-export const ScheduleArg = described(
-  Text(200),
-  'when it runs: "every N minutes|hours|days", one ISO 8601 instant with offset, or 5-field cron (e.g. "0 8 * * 1-5")',
+export const JobId = builtOnce(() =>
+  described(Text(200), "the job's id, as list_jobs shows it (job names are not ids)"),
 );
-export const TimezoneArg = described(Text(100), "IANA time zone for cron and local times, e.g. Europe/Berlin");
-export const SkillArg = described(v.pipe(v.string(), v.trim(), v.maxLength(100)), "bind the run to this skill");
-export const ProviderArg = described(Text(100), "pin the runs to this provider (with model)");
-export const ModelArg = described(Text(200), "the pinned provider's model id (with provider)");
-export const AllowedToolsArg = described(
-  v.array(Text(100)),
-  "narrow the runs to these of your tools; empty means no narrowing",
+export const ScheduleArg = builtOnce(() =>
+  described(
+    Text(200),
+    'when it runs: "every N minutes|hours|days", one ISO 8601 instant with offset, or 5-field cron (e.g. "0 8 * * 1-5")',
+  ),
+);
+export const TimezoneArg = builtOnce(() =>
+  described(Text(100), "IANA time zone for cron and local times, e.g. Europe/Berlin"),
+);
+export const SkillArg = builtOnce(() =>
+  described(v.pipe(v.string(), v.trim(), v.maxLength(100)), "bind the run to this skill"),
+);
+export const ProviderArg = builtOnce(() => described(Text(100), "pin the runs to this provider (with model)"));
+export const ModelArg = builtOnce(() => described(Text(200), "the pinned provider's model id (with provider)"));
+export const AllowedToolsArg = builtOnce(() =>
+  described(v.array(Text(100)), "narrow the runs to these of your tools; empty means no narrowing"),
 );
 export const Seconds = (what: string) =>
   described(
@@ -69,46 +77,52 @@ export const Seconds = (what: string) =>
     what,
   );
 /** A run's own spending limit: checked before each of its model calls, with the owner's budgets. */
-const Usd = v.pipe(v.number(), v.gtValue(0, "must be more than 0 (USD)"));
-export const MaxUsdArg = described(Usd, "USD limit per run");
+const Usd = builtOnce(() => v.pipe(v.number(), v.gtValue(0, "must be more than 0 (USD)")));
+export const MaxUsdArg = builtOnce(() => described(Usd(), "USD limit per run"));
 /** update_job's: null removes the limit. */
-export const MaxUsdEdit = described(v.nullable(Usd), "USD limit per run; null removes it");
-export const DeliveryModeArg = described(
-  v.picklist(DELIVERY_MODES),
-  "none: keep the result; local: log it; origin: back to this conversation; channel: to delivery_target",
+export const MaxUsdEdit = builtOnce(() => described(v.nullable(Usd()), "USD limit per run; null removes it"));
+export const DeliveryModeArg = builtOnce(() =>
+  described(
+    v.picklist(DELIVERY_MODES),
+    "none: keep the result; local: log it; origin: back to this conversation; channel: to delivery_target",
+  ),
 );
 
-const ChatRef = v.optional(v.union([v.pipe(v.string(), v.trim()), v.number()]));
+const ChatRef = builtOnce(() => v.optional(v.union([v.pipe(v.string(), v.trim()), v.number()])));
 // The spellings of the platforms' own APIs, all accepted: normaliseTarget makes them one shape. The wire names
 // only the canonical three, so every request does not pay for the aliases.
-const TargetObject = advertiseAs(
-  v.object({
-    platform: v.optional(v.pipe(v.string(), v.trim())),
-    channel: v.optional(v.pipe(v.string(), v.trim())),
-    chat_id: ChatRef,
-    channel_id: ChatRef,
-    recipient: ChatRef,
-    target: ChatRef,
-    reply_target: ChatRef,
-    thread: ChatRef,
-    thread_ts: ChatRef,
-    message_thread_id: ChatRef,
-  }),
-  {
-    type: "object",
-    properties: {
-      platform: { type: "string" },
-      chat_id: { type: ["string", "number"] },
-      thread: { type: ["string", "number"] },
+const TargetObject = builtOnce(() =>
+  advertiseAs(
+    v.object({
+      platform: v.optional(v.pipe(v.string(), v.trim())),
+      channel: v.optional(v.pipe(v.string(), v.trim())),
+      chat_id: ChatRef(),
+      channel_id: ChatRef(),
+      recipient: ChatRef(),
+      target: ChatRef(),
+      reply_target: ChatRef(),
+      thread: ChatRef(),
+      thread_ts: ChatRef(),
+      message_thread_id: ChatRef(),
+    }),
+    {
+      type: "object",
+      properties: {
+        platform: { type: "string" },
+        chat_id: { type: ["string", "number"] },
+        thread: { type: ["string", "number"] },
+      },
+      required: ["platform", "chat_id"],
     },
-    required: ["platform", "chat_id"],
-  },
+  ),
 );
-export const DeliveryTargetArg = described(
-  v.union([v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty")), TargetObject]),
-  `a chat: {platform, chat_id[, thread]} or "<platform>:<chat_id>[:<thread>]"; platform one of ${CHAT_PLATFORMS.join(", ")}`,
+export const DeliveryTargetArg = builtOnce(() =>
+  described(
+    v.union([v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty")), TargetObject()]),
+    `a chat: {platform, chat_id[, thread]} or "<platform>:<chat_id>[:<thread>]"; platform one of ${CHAT_PLATFORMS.join(", ")}`,
+  ),
 );
-export type DeliveryTargetInput = v.InferOutput<typeof DeliveryTargetArg>;
+export type DeliveryTargetInput = v.InferOutput<ReturnType<typeof DeliveryTargetArg>>;
 
 const text = (value: unknown): string | undefined => {
   if (typeof value === "number") return String(value);

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { HarnessService } from "../../harness/harness-service-contract.ts";
 import { type HarnessRun, RUN_STATUSES, VENDOR_LABEL } from "../../harness/harness-types.ts";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { type AnyTool, defineTool } from "../tool.ts";
 
 const RunId = v.pipe(v.string(), v.regex(/^hr_[0-9a-f]{12}$/, "a coding run id like hr_0123456789ab"));
@@ -53,10 +54,12 @@ export function codingRunTools(deps: { service: () => Promise<HarnessService> })
   const list = defineTool({
     name: "list_coding_runs",
     description: "List recent coding-harness runs, newest first, with their status.",
-    parameters: v.object({
-      status: v.optional(v.picklist(RUN_STATUSES)),
-      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
-    }),
+    parameters: lazySchema(() =>
+      v.object({
+        status: v.optional(v.picklist(RUN_STATUSES)),
+        limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+      }),
+    ),
     policy: "job_read",
     readOnly: true,
     deferrable: true,
@@ -69,7 +72,7 @@ export function codingRunTools(deps: { service: () => Promise<HarnessService> })
   const get = defineTool({
     name: "get_coding_run",
     description: "Read one coding-harness run in full: status, progress, the vendor's final message, errors, usage.",
-    parameters: v.object({ run_id: RunId }),
+    parameters: lazySchema(() => v.object({ run_id: RunId })),
     policy: "job_read",
     readOnly: true,
     deferrable: true,
@@ -82,7 +85,7 @@ export function codingRunTools(deps: { service: () => Promise<HarnessService> })
   const cancel = defineTool({
     name: "cancel_coding_run",
     description: "Stop an active coding-harness run (its whole process tree ends).",
-    parameters: v.object({ run_id: RunId }),
+    parameters: lazySchema(() => v.object({ run_id: RunId })),
     policy: "exec",
     readOnly: false,
     deferrable: true,

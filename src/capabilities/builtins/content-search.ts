@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { defineTool } from "../tool.ts";
 import { defaultDirectory, denied } from "./_paths.ts";
 
@@ -12,12 +13,14 @@ export const contentSearch = defineTool({
   description: "Search file contents by regular expression under a directory; returns path:line: text.",
   policy: "workspace_read",
   readOnly: true,
-  parameters: v.object({
-    pattern: v.pipe(v.string(), v.minLength(1)),
-    path: v.optional(v.string()),
-    glob: v.optional(v.string()),
-    case_insensitive: v.optional(v.boolean(), false),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      pattern: v.pipe(v.string(), v.minLength(1)),
+      path: v.optional(v.string()),
+      glob: v.optional(v.string()),
+      case_insensitive: v.optional(v.boolean(), false),
+    }),
+  ),
   help: "pattern is a JavaScript regular expression. Searches the user's working directory by default, skipping .git, node_modules, binary files and files over 2 MiB; at most 200 matches.",
   async execute(args, ctx) {
     let re: RegExp;

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { defineTool } from "../tool.ts";
 import { denied } from "./_paths.ts";
 
@@ -7,12 +8,14 @@ export const fileEdit = defineTool({
   description: "Replace an exact piece of text in a file (unique match, or every match with replace_all).",
   policy: "workspace_write",
   readOnly: false,
-  parameters: v.object({
-    path: v.pipe(v.string(), v.minLength(1)),
-    old_string: v.pipe(v.string(), v.minLength(1, "old_string must not be empty; use file_write for new files")),
-    new_string: v.string(),
-    replace_all: v.optional(v.boolean(), false),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      path: v.pipe(v.string(), v.minLength(1)),
+      old_string: v.pipe(v.string(), v.minLength(1, "old_string must not be empty; use file_write for new files")),
+      new_string: v.string(),
+      replace_all: v.optional(v.boolean(), false),
+    }),
+  ),
   help: "old_string must match the file exactly, whitespace included. When it occurs more than once, add surrounding lines to make it unique or set replace_all. Returns the diff of the change.",
   async execute(args, ctx) {
     const read = await ctx.sandbox.readFile(args.path, ctx.caller, 10 * 1024 * 1024);

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { defineTool } from "../tool.ts";
 import { denied } from "./_paths.ts";
 
@@ -11,11 +12,13 @@ export const fileRead = defineTool({
   description: "Read a text file inside the sandbox roots, with line numbers (offset/limit for long files).",
   policy: "workspace_read",
   readOnly: true,
-  parameters: v.object({
-    path: v.pipe(v.string(), v.minLength(1)),
-    offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
-    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), DEFAULT_LINES),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      path: v.pipe(v.string(), v.minLength(1)),
+      offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
+      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), DEFAULT_LINES),
+    }),
+  ),
   help: "Relative paths resolve against the user's working directory. Files over 5 MiB are cut; binary files are described, not dumped. Paths outside the sandbox roots and protected paths (~/.ssh, credentials, fermix internals) are denied.",
   async execute(args, ctx) {
     const read = await ctx.sandbox.readFile(args.path, ctx.caller, MAX_FILE_BYTES);

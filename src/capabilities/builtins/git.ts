@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 import { formatExec } from "./_exec-result.ts";
 import { defaultDirectory, denied } from "./_paths.ts";
@@ -39,10 +40,12 @@ const WRITE_COMMANDS = new Set([
 const FORBIDDEN_OPTIONS =
   /^(--output|--ext-diff|--exec|--upload-pack|--receive-pack|--git-dir|--work-tree|--config-env|-c$|-C$|--no-index)/;
 
-const Args = v.object({
-  args: v.pipe(v.array(v.string()), v.minLength(1, 'args must start with the git subcommand, e.g. ["status"]')),
-  cwd: v.optional(v.string()),
-});
+const Args = lazySchema(() =>
+  v.object({
+    args: v.pipe(v.array(v.string()), v.minLength(1, 'args must start with the git subcommand, e.g. ["status"]')),
+    cwd: v.optional(v.string()),
+  }),
+);
 
 async function runGit(
   args: string[],

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { defineTool } from "../tool.ts";
 import { defaultDirectory, denied } from "./_paths.ts";
 
@@ -10,10 +11,12 @@ export const globSearch = defineTool({
   description: "Find files by glob pattern (e.g. **/*.ts) under a directory inside the sandbox roots.",
   policy: "workspace_read",
   readOnly: true,
-  parameters: v.object({
-    pattern: v.pipe(v.string(), v.minLength(1)),
-    path: v.optional(v.string()),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      pattern: v.pipe(v.string(), v.minLength(1)),
+      path: v.optional(v.string()),
+    }),
+  ),
   help: "Searches the user's working directory by default. Skips .git, node_modules and similar folders unless the pattern names them; does not follow symlinks; returns at most 500 paths, sorted.",
   async execute(args, ctx) {
     const dir = await ctx.sandbox.checkPath(args.path ?? (await defaultDirectory(ctx)), "read", ctx.caller);

@@ -6,6 +6,7 @@ import type { JobPatch } from "../../jobs/job-store-contract.ts";
 import type { JobState, RunStatus } from "../../jobs/job-types.ts";
 import type { Schedule } from "../../jobs/schedule.ts";
 import type { ConversationKey } from "../../memory/messages-contract.ts";
+import { builtOnce, lazySchema } from "../../valibot-lazy.ts";
 import { type AnyTool, defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 import {
   AllowedToolsArg,
@@ -43,8 +44,8 @@ const NO_CONVERSATION: ConversationKey = { channel: "none", chat: "" };
 
 const JOB_STATES = ["scheduled", "running", "paused", "disabled", "completed"] as const satisfies readonly JobState[];
 const RUN_STATUSES = ["queued", "running", "ok", "error", "timeout", "budget"] as const satisfies readonly RunStatus[];
-const RunId = v.pipe(Text(200), v.description("the run's id (run_…), as list_job_runs shows it"));
-const JobIdOnly = (tool: string) => jobArgs(tool, { job_id: JobId });
+const RunId = builtOnce(() => v.pipe(Text(200), v.description("the run's id (run_…), as list_job_runs shows it")));
+const JobIdOnly = (tool: string) => jobArgs(tool, { job_id: JobId() });
 
 /**
  * The job machinery (operations, payloads, the schedule parser and cron-schedule) loads with the first job call,
@@ -104,28 +105,30 @@ export const scheduleJob = defineTool({
   description: "Schedule a task to run later on its own: once, every N minutes/hours/days, or cron.",
   policy: "job_write",
   readOnly: false,
-  parameters: jobArgs("schedule_job", {
-    name: v.pipe(Text(200), v.description("a short name for the job")),
-    schedule: ScheduleArg,
-    task: v.pipe(
-      Text(20_000),
-      v.description("what the run should do, with every fact it needs: runs cannot see this conversation"),
-    ),
-    description: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(1000))),
-    timezone: v.optional(TimezoneArg),
-    expires_at: v.optional(
-      v.pipe(v.string(), v.trim(), v.description("ISO 8601 instant with offset after which the job stops")),
-    ),
-    allowed_tools: v.optional(AllowedToolsArg),
-    skill_name: v.optional(SkillArg),
-    provider: v.optional(ProviderArg),
-    model: v.optional(ModelArg),
-    timeout_seconds: v.optional(Seconds("each run's wall clock (default 30 minutes)")),
-    inactivity_timeout_seconds: v.optional(Seconds("fail a run that makes no progress for this long")),
-    max_usd: v.optional(MaxUsdArg),
-    delivery_mode: v.optional(DeliveryModeArg),
-    delivery_target: v.optional(DeliveryTargetArg),
-  }),
+  parameters: lazySchema(() =>
+    jobArgs("schedule_job", {
+      name: v.pipe(Text(200), v.description("a short name for the job")),
+      schedule: ScheduleArg(),
+      task: v.pipe(
+        Text(20_000),
+        v.description("what the run should do, with every fact it needs: runs cannot see this conversation"),
+      ),
+      description: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(1000))),
+      timezone: v.optional(TimezoneArg()),
+      expires_at: v.optional(
+        v.pipe(v.string(), v.trim(), v.description("ISO 8601 instant with offset after which the job stops")),
+      ),
+      allowed_tools: v.optional(AllowedToolsArg()),
+      skill_name: v.optional(SkillArg()),
+      provider: v.optional(ProviderArg()),
+      model: v.optional(ModelArg()),
+      timeout_seconds: v.optional(Seconds("each run's wall clock (default 30 minutes)")),
+      inactivity_timeout_seconds: v.optional(Seconds("fail a run that makes no progress for this long")),
+      max_usd: v.optional(MaxUsdArg()),
+      delivery_mode: v.optional(DeliveryModeArg()),
+      delivery_target: v.optional(DeliveryTargetArg()),
+    }),
+  ),
   help: [
     'Schedules: "every N minutes|hours|days"; one ISO 8601 instant with offset (runs once); or 5-field cron "minute hour day-of-month month weekday" (*, lists 1,15, ranges 9-17, steps */15; 0 and 7 are Sunday), evaluated in timezone (default: the owner\'s). Free-form English ("daily at 8am") is refused: write 0 8 * * *.',
     "Runs are isolated agent loops at your trust; they cannot see this conversation, so put every fact the task needs into task.",
@@ -192,26 +195,28 @@ export const updateJob = defineTool({
   description: "Edit a scheduled job: task, schedule, timezone, skill, route pin, tools, max_usd or delivery.",
   policy: "job_write",
   readOnly: false,
-  parameters: jobArgs(
-    "update_job",
-    {
-      job_id: JobId,
-      task: v.optional(Text(20_000)),
-      schedule: v.optional(ScheduleArg),
-      timezone: v.optional(TimezoneArg),
-      description: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(1000))),
-      skill_name: v.optional(v.pipe(SkillArg, v.description('bind to this skill; "" unbinds'))),
-      provider: v.optional(ProviderArg),
-      model: v.optional(ModelArg),
-      clear_route_pin: v.optional(
-        v.pipe(v.boolean(), v.description("true: back to the default route (not with provider/model)")),
-      ),
-      delivery_mode: v.optional(DeliveryModeArg),
-      delivery_target: v.optional(DeliveryTargetArg),
-      allowed_tools: v.optional(AllowedToolsArg),
-      max_usd: v.optional(MaxUsdEdit),
-    },
-    { timeout_seconds: CREATION_ONLY, inactivity_timeout_seconds: CREATION_ONLY },
+  parameters: lazySchema(() =>
+    jobArgs(
+      "update_job",
+      {
+        job_id: JobId(),
+        task: v.optional(Text(20_000)),
+        schedule: v.optional(ScheduleArg()),
+        timezone: v.optional(TimezoneArg()),
+        description: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(1000))),
+        skill_name: v.optional(v.pipe(SkillArg(), v.description('bind to this skill; "" unbinds'))),
+        provider: v.optional(ProviderArg()),
+        model: v.optional(ModelArg()),
+        clear_route_pin: v.optional(
+          v.pipe(v.boolean(), v.description("true: back to the default route (not with provider/model)")),
+        ),
+        delivery_mode: v.optional(DeliveryModeArg()),
+        delivery_target: v.optional(DeliveryTargetArg()),
+        allowed_tools: v.optional(AllowedToolsArg()),
+        max_usd: v.optional(MaxUsdEdit()),
+      },
+      { timeout_seconds: CREATION_ONLY, inactivity_timeout_seconds: CREATION_ONLY },
+    ),
   ),
   help: [
     "Omitted fields stay as they are: delivery is never retargeted unless delivery_mode or delivery_target is given; switching to none or local clears the target.",
@@ -307,7 +312,7 @@ export const listJobs = defineTool({
   description: "List scheduled jobs: task, schedule, state, next run, delivery.",
   policy: "job_read",
   readOnly: true,
-  parameters: jobArgs("list_jobs", { state: v.optional(v.picklist(JOB_STATES)) }),
+  parameters: lazySchema(() => jobArgs("list_jobs", { state: v.optional(v.picklist(JOB_STATES)) })),
   async execute(args, ctx) {
     return withJobs(ctx, (_service, ops) => json({ jobs: ops.list(actorOf(ctx), args.state) }));
   },
@@ -319,7 +324,7 @@ export const pauseJob = defineTool({
   description: "Pause a scheduled job until resume_job.",
   policy: "job_write",
   readOnly: false,
-  parameters: JobIdOnly("pause_job"),
+  parameters: lazySchema(() => JobIdOnly("pause_job")),
   help: "A run already in progress finishes. A paused job can still be edited with update_job.",
   async execute(args, ctx) {
     return withJobs(ctx, (_service, ops) => {
@@ -335,7 +340,7 @@ export const resumeJob = defineTool({
   description: "Resume a paused (or fixed disabled) job; its next run counts from now.",
   policy: "job_write",
   readOnly: false,
-  parameters: JobIdOnly("resume_job"),
+  parameters: lazySchema(() => JobIdOnly("resume_job")),
   async execute(args, ctx) {
     return withJobs(ctx, (_service, ops) => {
       const job = ops.resume(actorOf(ctx), args.job_id);
@@ -351,7 +356,7 @@ export const removeJob = defineTool({
   description: "Delete a scheduled job and its runs (not while one is running).",
   policy: "job_write",
   readOnly: false,
-  parameters: JobIdOnly("remove_job"),
+  parameters: lazySchema(() => JobIdOnly("remove_job")),
   async execute(args, ctx) {
     return withJobs(ctx, (_service, ops) => json(ops.remove(actorOf(ctx), args.job_id)));
   },
@@ -365,7 +370,7 @@ export const runJobNow = defineTool({
   readOnly: false,
   // A one-shot CLI waits for the run, which keeps its own wall clock (timeout_seconds); this only backs it up.
   timeoutMs: (MAX_JOB_SECONDS + 60) * 1000,
-  parameters: JobIdOnly("run_job_now"),
+  parameters: lazySchema(() => JobIdOnly("run_job_now")),
   help: 'The run is tagged trigger "manual" and leaves the schedule as it was; a one-time job is used up. Refused while the job is paused, disabled, expired or already running.',
   async execute(args, ctx) {
     return withJobs(ctx, async (_service, ops) => {
@@ -387,11 +392,13 @@ export const listJobRuns = defineTool({
   description: "A job's runs, newest first: status, trigger, timing, answer or error.",
   policy: "job_read",
   readOnly: true,
-  parameters: jobArgs("list_job_runs", {
-    job_id: JobId,
-    status: v.optional(v.picklist(RUN_STATUSES)),
-    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 20),
-  }),
+  parameters: lazySchema(() =>
+    jobArgs("list_job_runs", {
+      job_id: JobId(),
+      status: v.optional(v.picklist(RUN_STATUSES)),
+      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 20),
+    }),
+  ),
   async execute(args, ctx) {
     return withJobs(ctx, (_service, ops) =>
       json({ runs: ops.runs(actorOf(ctx), args.job_id, { status: args.status, limit: args.limit }) }),
@@ -405,7 +412,7 @@ export const getJobRun = defineTool({
   description: "One job run in full: task and config as run, prompt, tokens, answer, error.",
   policy: "job_read",
   readOnly: true,
-  parameters: jobArgs("get_job_run", { run_id: RunId }),
+  parameters: lazySchema(() => jobArgs("get_job_run", { run_id: RunId() })),
   async execute(args, ctx) {
     return withJobs(ctx, (_service, ops) => json(ops.run(actorOf(ctx), args.run_id)));
   },

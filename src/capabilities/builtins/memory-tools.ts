@@ -3,6 +3,7 @@ import { CATEGORIES, MAX_KEY_CHARS, MAX_RECALL, MAX_VALUE_CHARS } from "../../me
 import type { MemoryStore, RecallHit } from "../../memory/memories-contract.ts";
 import { type EffectiveScope, effectiveScope, REQUESTED_SCOPES } from "../../memory/recall-scope.ts";
 import { describeScope } from "../../memory/scopes.ts";
+import { lazySchema } from "../../valibot-lazy.ts";
 import type { Caller } from "../caller.ts";
 import { defineTool, type ToolContext, type ToolResult } from "../tool.ts";
 
@@ -28,12 +29,14 @@ export const memoryStore = defineTool({
   description: "Remember a durable fact (identity, preference, interest, goal, context, directive) under a short key.",
   policy: "memory_write",
   readOnly: false,
-  parameters: v.object({
-    category: v.picklist(CATEGORIES),
-    key: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_KEY_CHARS)),
-    value: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_VALUE_CHARS)),
-    confidence: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      category: v.picklist(CATEGORIES),
+      key: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_KEY_CHARS)),
+      value: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_VALUE_CHARS)),
+      confidence: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+    }),
+  ),
   help: "Storing under a key that already holds a fact replaces it (the old value is kept as history, not shown). Keys are case-insensitive; spaces become underscores. identity/preference/interest/goal describe the user; context/directive describe the work and how to do it. Facts from a guest conversation stay with that conversation.",
   async execute(args, ctx) {
     if (!hasMemory(ctx)) return NOT_WIRED;
@@ -53,13 +56,15 @@ export const memoryRecall = defineTool({
   description: "Recall stored facts by key, or search facts and past conversations by words (scope current|owner|all).",
   policy: "memory_read",
   readOnly: true,
-  parameters: v.object({
-    query: v.optional(v.pipe(v.string(), v.maxLength(500))),
-    key: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_KEY_CHARS))),
-    scope: v.optional(v.picklist(REQUESTED_SCOPES), "current"),
-    source: v.optional(v.picklist(["memories", "history", "all"]), "all"),
-    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_RECALL)), 10),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      query: v.optional(v.pipe(v.string(), v.maxLength(500))),
+      key: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_KEY_CHARS))),
+      scope: v.optional(v.picklist(REQUESTED_SCOPES), "current"),
+      source: v.optional(v.picklist(["memories", "history", "all"]), "all"),
+      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_RECALL)), 10),
+    }),
+  ),
   help: "key: exact lookup of one fact (query is then ignored). query: full-text search, best matches first; words are matched separately and a trailing * matches a prefix (lisb*); when thousands of messages match, the newest 2,000 of them are ranked. Neither: the most recently stored facts. scope: current = this conversation and the owner's facts, owner = the owner's facts and all of the owner's conversations, all = everything; it can only narrow what this caller may read (a guest always reads its own conversation).",
   async execute(args, ctx) {
     if (!hasMemory(ctx)) return NOT_WIRED;
@@ -91,7 +96,7 @@ export const memorySourcesList = defineTool({
   // It reveals what the owner has stored, so a guest never gets it.
   policy: "workspace_read",
   readOnly: true,
-  parameters: v.object({}),
+  parameters: lazySchema(() => v.object({})),
   async execute(_args, ctx) {
     if (!hasMemory(ctx)) return NOT_WIRED;
     const scope = scopeOf(ctx, "all");

@@ -8,13 +8,16 @@ import {
   readRouting,
   SETTABLE_ROUTING_KEYS,
 } from "../../providers/routing-edit.ts";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { defineTool } from "../tool.ts";
 
-const Args = v.object({
-  action: v.picklist(["read", "set", "delete"], 'one of "read", "set" or "delete"'),
-  key: v.optional(v.picklist(READABLE_ROUTING_KEYS, `one of ${READABLE_ROUTING_KEYS.join(", ")}`)),
-  value: v.optional(v.pipe(v.string(), v.maxLength(200))),
-});
+const Args = lazySchema(() =>
+  v.object({
+    action: v.picklist(["read", "set", "delete"], 'one of "read", "set" or "delete"'),
+    key: v.optional(v.picklist(READABLE_ROUTING_KEYS, `one of ${READABLE_ROUTING_KEYS.join(", ")}`)),
+    value: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  }),
+);
 
 /**
  * The agent's one window on its own routing (spec: self-knowledge.md, sub-agents bullet): it may read

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import type { ChannelReply } from "../channel-reply.ts";
 import { type AnyTool, defineTool } from "../tool.ts";
 
@@ -11,7 +12,7 @@ function defineReact(emoji: v.GenericSchema<string>): AnyTool {
     description: DESCRIPTION,
     policy: "meta",
     readOnly: false,
-    parameters: v.object({ emoji }),
+    parameters: lazySchema(() => v.object({ emoji })),
     help: "Reacts to the message this turn answers. On a platform with a fixed set of reactions (Telegram) only those emoji are accepted. A lone successful reaction is the whole answer: no text bubble follows.",
     forChannel: variantFor,
     async execute(args: { emoji: string }, ctx) {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { defineTool } from "../tool.ts";
 import { defaultDirectory } from "./_paths.ts";
 
@@ -9,10 +10,12 @@ export const requestDirectoryAccess = defineTool({
   policy: "approval",
   readOnly: false,
   attendedOperatorOnly: true,
-  parameters: v.object({
-    path: v.pipe(v.string(), v.minLength(1)),
-    reason: v.pipe(v.string(), v.minLength(1), v.maxLength(500)),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      path: v.pipe(v.string(), v.minLength(1)),
+      reason: v.pipe(v.string(), v.minLength(1), v.maxLength(500)),
+    }),
+  ),
   help: "Use only after a file or shell tool was denied for being outside the roots. The owner sees the exact path, your reason and the config change, and approves with /confirm TOKEN within 60 s; the request must then be run again. Your home directory as a whole, fermix's own directory, ~/.ssh and system directories are never offered.",
   async execute(args, ctx) {
     // A relative path means the user's working directory, as for every other file tool.

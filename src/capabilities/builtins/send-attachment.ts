@@ -1,5 +1,6 @@
 import { basename, extname } from "node:path";
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { type AnyTool, defineTool } from "../tool.ts";
 import { denied } from "./_paths.ts";
 
@@ -35,19 +36,21 @@ export const sendAttachment = defineTool({
     "Send a local file from the sandbox into this chat (image, document, audio, video or voice note), with an optional caption.",
   policy: "workspace_read",
   readOnly: false,
-  parameters: v.object({
-    path: v.pipe(v.string(), v.minLength(1), v.description("A file inside the sandbox roots; not a URL.")),
-    kind: v.optional(
-      v.pipe(
-        v.picklist(["image", "document", "audio", "video", "voice"]),
-        v.description("How the chat shows it (default document)."),
+  parameters: lazySchema(() =>
+    v.object({
+      path: v.pipe(v.string(), v.minLength(1), v.description("A file inside the sandbox roots; not a URL.")),
+      kind: v.optional(
+        v.pipe(
+          v.picklist(["image", "document", "audio", "video", "voice"]),
+          v.description("How the chat shows it (default document)."),
+        ),
+        "document",
       ),
-      "document",
-    ),
-    caption: v.optional(v.string()),
-    filename: v.optional(v.pipe(v.string(), v.minLength(1), v.description("The name the chat shows."))),
-    mime_type: v.optional(v.pipe(v.string(), v.regex(/^[\w.+-]+\/[\w.+-]+$/, "a MIME type such as image/png"))),
-  }),
+      caption: v.optional(v.string()),
+      filename: v.optional(v.pipe(v.string(), v.minLength(1), v.description("The name the chat shows."))),
+      mime_type: v.optional(v.pipe(v.string(), v.regex(/^[\w.+-]+\/[\w.+-]+$/, "a MIME type such as image/png"))),
+    }),
+  ),
   help: "Outbound only: the file goes to the chat this turn answers (inbound pictures already reach you as images). Links are sent as text, not through this tool. Paths outside the sandbox roots are denied; only regular files are sent, up to the platform's upload limit.",
   // Offered only where the platform sends files.
   forChannel: (channel): AnyTool | undefined => (channel.sendFile ? sendAttachment : undefined),

@@ -5,6 +5,7 @@ import { isFermixError } from "../../error.ts";
 import type { Skill } from "../../skills/catalog.ts";
 import { SKILL_NAME } from "../../skills/parse.ts";
 import { reloadReport, renderLoadError, renderReload, renderSkillLine } from "../../skills/report.ts";
+import { builtOnce, lazySchema } from "../../valibot-lazy.ts";
 import { mayUse } from "../policy.ts";
 import { type AnyTool, defineTool, type SkillDelegation, type ToolContext, type ToolResult } from "../tool.ts";
 
@@ -12,7 +13,7 @@ import { type AnyTool, defineTool, type SkillDelegation, type ToolContext, type 
 export const MAX_SKILL_DEPTH = 4;
 
 const NO_CATALOG: ToolResult = { isError: true, content: "Skills are not available in this context." };
-const Name = v.pipe(v.string(), v.minLength(1));
+const Name = builtOnce(() => v.pipe(v.string(), v.minLength(1)));
 
 export const skillList = defineTool({
   name: "skill_list",
@@ -20,7 +21,7 @@ export const skillList = defineTool({
   description: "List the skills (instruction packages) you can view or run, with when to use each.",
   policy: "workspace_read",
   readOnly: true,
-  parameters: v.object({}),
+  parameters: lazySchema(() => v.object({})),
   async execute(_args, ctx) {
     if (!ctx.skills) return NO_CATALOG;
     const { skills, errors } = await ctx.skills.load();
@@ -35,10 +36,12 @@ export const skillView = defineTool({
   description: "Read a skill's instructions, or one of its reference files by name.",
   policy: "workspace_read",
   readOnly: true,
-  parameters: v.object({
-    name: Name,
-    file: v.optional(v.pipe(v.string(), v.description("a reference file the skill lists, e.g. plugins"))),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      name: Name(),
+      file: v.optional(v.pipe(v.string(), v.description("a reference file the skill lists, e.g. plugins"))),
+    }),
+  ),
   help: "Without file: the skill's instructions and the names of its reference files. With file: that file. Only files the skill lists can be read.",
   async execute(args, ctx) {
     if (!ctx.skills) return NO_CATALOG;
@@ -60,10 +63,15 @@ export const skillRun = defineTool({
   policy: "workspace_read",
   readOnly: false,
   timeoutMs: 30 * 60_000,
-  parameters: v.object({
-    name: Name,
-    input: v.pipe(v.string(), v.description("the task, with every fact it needs: the sub-agent cannot see this chat")),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      name: Name(),
+      input: v.pipe(
+        v.string(),
+        v.description("the task, with every fact it needs: the sub-agent cannot see this chat"),
+      ),
+    }),
+  ),
   help: `The skill runs with its allowed_tools (or your tools when it names none), never more than you have; plugin skills get only what a guest may use. Skills may run skills, ${MAX_SKILL_DEPTH} levels deep at most.`,
   async execute(args, ctx) {
     if (!ctx.skills) return NO_CATALOG;
@@ -95,13 +103,15 @@ export const skillCreate = defineTool({
   description: "Save a new skill (or replace one of the owner's own) in $FERMIX_HOME/skills.",
   policy: "workspace_write",
   readOnly: false,
-  parameters: v.object({
-    name: v.pipe(v.string(), v.regex(SKILL_NAME, "lowercase letters, digits, - or _, starting with a letter")),
-    description: v.pipe(v.string(), v.minLength(1), v.maxLength(300)),
-    body: v.pipe(v.string(), v.minLength(1), v.description("the instructions, in Markdown")),
-    allowed_tools: v.optional(v.array(v.string())),
-    overwrite: v.optional(v.boolean()),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      name: v.pipe(v.string(), v.regex(SKILL_NAME, "lowercase letters, digits, - or _, starting with a letter")),
+      description: v.pipe(v.string(), v.minLength(1), v.maxLength(300)),
+      body: v.pipe(v.string(), v.minLength(1), v.description("the instructions, in Markdown")),
+      allowed_tools: v.optional(v.array(v.string())),
+      overwrite: v.optional(v.boolean()),
+    }),
+  ),
   help: "Writes SKILL.md only (no reference files). A bundled or plugin skill's name is refused; replacing an existing home skill needs overwrite: true. The skill is loaded at once.",
   async execute(args, ctx) {
     const catalog = ctx.skills;
@@ -139,7 +149,7 @@ export const skillReload = defineTool({
   description: "Re-scan the skill folders after a SKILL.md was added or edited; reports what changed.",
   policy: "workspace_write",
   readOnly: false,
-  parameters: v.object({}),
+  parameters: lazySchema(() => v.object({})),
   async execute(_args, ctx) {
     if (!ctx.skills) return NO_CATALOG;
     return renderReload(reloadReport(await ctx.skills.reload()));

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { createRegistry } from "../registry.ts";
 import { defineTool } from "../tool.ts";
 
@@ -8,7 +9,7 @@ export const toolHelp = defineTool({
   description: "Show one tool's full argument schema, limits and failure modes.",
   policy: "meta",
   readOnly: true,
-  parameters: v.object({ name: v.pipe(v.string(), v.minLength(1)) }),
+  parameters: lazySchema(() => v.object({ name: v.pipe(v.string(), v.minLength(1)) })),
   async execute(args, ctx) {
     // Only tools this caller may use: a guest cannot read the schema of a tool it cannot call.
     const tool = ctx.surface().find((t) => t.name === args.name);

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { NetBlocked, NetFailed } from "../../net/net-error.ts";
 import type { GuardedFetch, GuardedResponse } from "../../net/types.ts";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { VERSION } from "../../version.ts";
 import { decodeText, mediaType } from "./response-text.ts";
 
@@ -10,18 +11,20 @@ const ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/plai
 
 export type WebFetchContext = { net: GuardedFetch; signal: AbortSignal; log: { warn(...args: unknown[]): void } };
 
-export const WebFetchArgs = v.object({
-  url: v.pipe(v.string(), v.url(), v.description("The http or https URL to read.")),
-  max_chars: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer(),
-      v.minValue(100),
-      v.maxValue(MAX_CHARS),
-      v.description(`Most characters to return (default ${DEFAULT_MAX_CHARS}, at most ${MAX_CHARS}).`),
+export const WebFetchArgs = lazySchema(() =>
+  v.object({
+    url: v.pipe(v.string(), v.url(), v.description("The http or https URL to read.")),
+    max_chars: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(100),
+        v.maxValue(MAX_CHARS),
+        v.description(`Most characters to return (default ${DEFAULT_MAX_CHARS}, at most ${MAX_CHARS}).`),
+      ),
     ),
-  ),
-});
+  }),
+);
 export type WebFetchArgs = v.InferOutput<typeof WebFetchArgs>;
 
 export const webFetchTool = {

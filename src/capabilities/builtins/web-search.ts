@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { Config } from "../../config/schema.ts";
 import type { GuardedFetch } from "../../net/types.ts";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { SearchFailed, type SearchRequest, type SearchResult } from "./search-backend.ts";
 import { isKeyedBackend, KEYED_SEARCH_BACKENDS, type KeyedBackendName } from "./search-backends.ts";
 import { DUCKDUCKGO_URL } from "./search-urls.ts";
@@ -30,12 +31,14 @@ export type WebSearchContext = {
 /** Where each backend lives; tests point these at fakes on loopback, everyone else keeps the real hosts. */
 export type SearchEndpoints = { duckduckgo?: string } & { [K in KeyedBackendName]?: string };
 
-export const WebSearchArgs = v.object({
-  query: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(400), v.description("What to search the web for.")),
-  max_results: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20), v.description("How many results (1-20).")),
-  ),
-});
+export const WebSearchArgs = lazySchema(() =>
+  v.object({
+    query: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(400), v.description("What to search the web for.")),
+    max_results: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20), v.description("How many results (1-20).")),
+    ),
+  }),
+);
 export type WebSearchArgs = v.InferOutput<typeof WebSearchArgs>;
 
 type Degraded = { primary: string; reason: string };

@@ -7,6 +7,7 @@
  * skill with narrowed tools cannot discover, describe or run what it could not call directly.
  */
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { mayUse } from "../policy.ts";
 import { prerendered } from "../prerendered-specs.ts";
 import { createRegistry } from "../registry.ts";
@@ -62,18 +63,20 @@ export const toolSearch = defineTool({
   help: "Ranks by keyword relevance (BM25) over names, descriptions and parameters. Use tool_describe for a match's arguments.",
   policy: "meta",
   readOnly: true,
-  parameters: v.object({
-    query: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(400), v.description("What the tool should do.")),
-    limit: v.optional(
-      v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(1),
-        v.maxValue(MAX_LIMIT),
-        v.description(`How many matches (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}).`),
+  parameters: lazySchema(() =>
+    v.object({
+      query: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(400), v.description("What the tool should do.")),
+      limit: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(1),
+          v.maxValue(MAX_LIMIT),
+          v.description(`How many matches (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}).`),
+        ),
       ),
-    ),
-  }),
+    }),
+  ),
   async execute(args, ctx) {
     const within = reachable(ctx);
     if (!within.length) return NOTHING_DEFERRED;
@@ -90,7 +93,9 @@ export const toolDescribe = defineTool({
   description: "The argument schema of one deferred tool.",
   policy: "meta",
   readOnly: true,
-  parameters: v.object({ name: v.pipe(v.string(), v.trim(), v.minLength(1), v.description("The tool's exact name.")) }),
+  parameters: lazySchema(() =>
+    v.object({ name: v.pipe(v.string(), v.trim(), v.minLength(1), v.description("The tool's exact name.")) }),
+  ),
   async execute(args, ctx) {
     const within = reachable(ctx);
     if (!within.length) return { isError: true, content: NOTHING_DEFERRED };
@@ -114,13 +119,15 @@ export const toolCall = defineTool({
   readOnly: false,
   // The target's own timeout governs inside dispatch; this only has to outlast it (and stay within setTimeout's range).
   timeoutMs: 24 * 60 * 60 * 1000,
-  parameters: v.object({
-    name: v.pipe(v.string(), v.trim(), v.minLength(1), v.description("The deferred tool's exact name.")),
-    arguments: v.optional(
-      v.pipe(v.record(v.string(), v.unknown()), v.description("The tool's arguments, as its schema describes.")),
-      {},
-    ),
-  }),
+  parameters: lazySchema(() =>
+    v.object({
+      name: v.pipe(v.string(), v.trim(), v.minLength(1), v.description("The deferred tool's exact name.")),
+      arguments: v.optional(
+        v.pipe(v.record(v.string(), v.unknown()), v.description("The tool's arguments, as its schema describes.")),
+        {},
+      ),
+    }),
+  ),
   async execute(args, ctx) {
     if (args.name === TOOL_CALL) return { isError: true, content: `${TOOL_CALL} cannot run itself; name the tool.` };
     // An empty registry is enough: dispatch resolves the tool from ctx.surface(), the authority for what may run.

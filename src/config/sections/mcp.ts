@@ -1,10 +1,13 @@
 import * as v from "valibot";
+import { lazySchema } from "../../valibot-lazy.ts";
 import { SecretRef } from "./secret-ref.ts";
 
 /** The classes an owner writes in config.toml (the earlier product's vocabulary); mcp/outbound maps them to fermix's. */
-export const McpPolicyClass = v.picklist(
-  ["read_only", "read_write", "exec", "network", "external_api"],
-  '"read_only", "read_write", "exec", "network" or "external_api"',
+export const McpPolicyClass = lazySchema(() =>
+  v.picklist(
+    ["read_only", "read_write", "exec", "network", "external_api"],
+    '"read_only", "read_write", "exec", "network" or "external_api"',
+  ),
 );
 export type McpPolicyClass = v.InferOutput<typeof McpPolicyClass>;
 
@@ -62,25 +65,27 @@ function serverShapeProblems(server: Record<string, unknown>): Issue[] {
  * "external_api"), overridable per tool in [mcp.servers.<name>.tools.<tool>]. What needs the other servers
  * (a clash of names) is checked where they are run: src/mcp/outbound/server-config.ts.
  */
-export const McpServerConfig = v.pipe(
-  v.strictObject({
-    enabled: v.optional(v.boolean()),
-    command: v.optional(v.pipe(v.string(), v.minLength(1, 'a program to run, e.g. "npx"'))),
-    args: v.optional(v.array(v.string())),
-    env: v.optional(v.record(v.string(), v.string())),
-    pass_env: v.optional(
-      v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"))),
-    ),
-    url: v.optional(
-      v.pipe(v.string(), v.regex(/^https?:\/\/\S+$/, 'an http(s) URL, e.g. "http://127.0.0.1:3001/mcp"')),
-    ),
-    headers: v.optional(v.record(v.string(), SecretRef)),
-    policy_class: v.optional(McpPolicyClass),
-    tools: v.optional(v.record(v.string(), v.strictObject({ policy_class: v.optional(McpPolicyClass) }))),
-  }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (dataset.typed) for (const problem of serverShapeProblems(dataset.value)) addIssue(problem);
-  }),
+export const McpServerConfig = lazySchema(() =>
+  v.pipe(
+    v.strictObject({
+      enabled: v.optional(v.boolean()),
+      command: v.optional(v.pipe(v.string(), v.minLength(1, 'a program to run, e.g. "npx"'))),
+      args: v.optional(v.array(v.string())),
+      env: v.optional(v.record(v.string(), v.string())),
+      pass_env: v.optional(
+        v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"))),
+      ),
+      url: v.optional(
+        v.pipe(v.string(), v.regex(/^https?:\/\/\S+$/, 'an http(s) URL, e.g. "http://127.0.0.1:3001/mcp"')),
+      ),
+      headers: v.optional(v.record(v.string(), SecretRef)),
+      policy_class: v.optional(McpPolicyClass),
+      tools: v.optional(v.record(v.string(), v.strictObject({ policy_class: v.optional(McpPolicyClass) }))),
+    }),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (dataset.typed) for (const problem of serverShapeProblems(dataset.value)) addIssue(problem);
+    }),
+  ),
 );
 export type McpServerConfig = v.InferOutput<typeof McpServerConfig>;
 
@@ -89,49 +94,55 @@ export type McpServerConfig = v.InferOutput<typeof McpServerConfig>;
  * What it exposes is decided in src/mcp/inbound/exposed-tools.ts; the bearer is required for HTTP because any
  * local process can reach a loopback port.
  */
-const McpInboundTool = v.strictObject({
-  exposed: v.optional(v.boolean()),
-  description_override: v.optional(v.pipe(v.string(), v.minLength(1))),
-});
-export const McpInboundConfig = v.pipe(
+const McpInboundTool = lazySchema(() =>
   v.strictObject({
-    enabled: v.optional(v.boolean()),
-    transport: v.optional(v.picklist(["stdio", "streamable_http"], '"stdio" or "streamable_http"')),
-    expose_kinds: v.optional(v.array(v.picklist(["builtin"], '"builtin" (the only kind fermix exposes)'))),
-    expose_policy_classes: v.optional(v.array(McpPolicyClass)),
-    allowed_tools: v.optional(v.array(v.string())),
-    denied_tools: v.optional(v.array(v.string())),
-    server_name: v.optional(v.pipe(v.string(), v.minLength(1))),
-    server_version: v.optional(v.pipe(v.string(), v.minLength(1))),
-    request_timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1000, "at least 1000 (ms)"))),
-    http: v.optional(
-      v.strictObject({
-        path: v.optional(v.pipe(v.string(), v.regex(/^\/[A-Za-z0-9._~/-]*$/, 'a path such as "/mcp"'))),
-        auth_token: v.optional(SecretRef),
-      }),
-    ),
-    tools: v.optional(v.record(v.string(), McpInboundTool)),
+    exposed: v.optional(v.boolean()),
+    description_override: v.optional(v.pipe(v.string(), v.minLength(1))),
   }),
-  // Named at the missing key itself ([mcp.inbound.http] auth_token), even when the whole [mcp.inbound.http] is absent.
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const inbound = dataset.value;
-    if (inbound.enabled !== true || inbound.transport !== "streamable_http" || inbound.http?.auth_token) return;
-    const http = inbound.http ?? {};
-    addIssue({
-      message: 'a bearer token (required when transport = "streamable_http"; e.g. auth_token = "@keyring")',
-      received: "undefined",
-      path: [
-        { type: "object", origin: "value", input: inbound, key: "http", value: http },
-        { type: "object", origin: "value", input: http, key: "auth_token", value: undefined },
-      ],
-    });
-  }),
+);
+export const McpInboundConfig = lazySchema(() =>
+  v.pipe(
+    v.strictObject({
+      enabled: v.optional(v.boolean()),
+      transport: v.optional(v.picklist(["stdio", "streamable_http"], '"stdio" or "streamable_http"')),
+      expose_kinds: v.optional(v.array(v.picklist(["builtin"], '"builtin" (the only kind fermix exposes)'))),
+      expose_policy_classes: v.optional(v.array(McpPolicyClass)),
+      allowed_tools: v.optional(v.array(v.string())),
+      denied_tools: v.optional(v.array(v.string())),
+      server_name: v.optional(v.pipe(v.string(), v.minLength(1))),
+      server_version: v.optional(v.pipe(v.string(), v.minLength(1))),
+      request_timeout_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1000, "at least 1000 (ms)"))),
+      http: v.optional(
+        v.strictObject({
+          path: v.optional(v.pipe(v.string(), v.regex(/^\/[A-Za-z0-9._~/-]*$/, 'a path such as "/mcp"'))),
+          auth_token: v.optional(SecretRef),
+        }),
+      ),
+      tools: v.optional(v.record(v.string(), McpInboundTool)),
+    }),
+    // Named at the missing key itself ([mcp.inbound.http] auth_token), even when the whole [mcp.inbound.http] is absent.
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const inbound = dataset.value;
+      if (inbound.enabled !== true || inbound.transport !== "streamable_http" || inbound.http?.auth_token) return;
+      const http = inbound.http ?? {};
+      addIssue({
+        message: 'a bearer token (required when transport = "streamable_http"; e.g. auth_token = "@keyring")',
+        received: "undefined",
+        path: [
+          { type: "object", origin: "value", input: inbound, key: "http", value: http },
+          { type: "object", origin: "value", input: http, key: "auth_token", value: undefined },
+        ],
+      });
+    }),
+  ),
 );
 export type McpInboundConfig = v.InferOutput<typeof McpInboundConfig>;
 
 /** [mcp]: the servers fermix uses, and fermix as a server itself. */
-export const McpSection = v.strictObject({
-  servers: v.optional(v.record(v.string(), McpServerConfig)),
-  inbound: v.optional(McpInboundConfig),
-});
+export const McpSection = lazySchema(() =>
+  v.strictObject({
+    servers: v.optional(v.record(v.string(), McpServerConfig)),
+    inbound: v.optional(McpInboundConfig),
+  }),
+);
