@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 /**
  * Timing helpers for the benchmarks in bench/. Everything here is async on purpose: the fake LLM server
@@ -152,4 +153,20 @@ export function benchRuns(given: string | undefined): number {
     process.exit(2);
   }
   return runs;
+}
+
+/**
+ * The environment a bench's daemon and asks share: a fresh FERMIX_HOME under `root` (created, owner-only) whose
+ * provider is the fake OpenAI server at `baseUrl`, and nothing else of this machine's.
+ */
+export async function fakeProviderEnv(root: string, baseUrl: string, apiKey: string) {
+  const env = {
+    FERMIX_HOME: join(root, "home"),
+    HOME: root,
+    OPENAI_API_KEY: apiKey,
+    OPENAI_BASE_URL: baseUrl,
+    PATH: "/usr/bin:/bin",
+  };
+  await mkdir(env.FERMIX_HOME, { recursive: true, mode: 0o700 });
+  return env;
 }

@@ -14,14 +14,14 @@
  *   bun bench/daemon-rss.ts [--binary PATH] [--warm] [--queued N] [--batch N]
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { fermixPaths } from "../src/config/paths.ts";
 import { createDaemonClient } from "../src/protocol/client.ts";
 import { startFakeOpenAIResponses } from "../test/fake/llm.ts";
-import { benchBinary, benchRuns, startUntilReady } from "./_measure.ts";
+import { benchBinary, benchRuns, fakeProviderEnv, startUntilReady } from "./_measure.ts";
 
 const KEY = "sk-bench-rss";
 const TARGET = { rssMb: 50, requestBytes: 15_360, settledOfBoot: 1.5 };
@@ -46,14 +46,7 @@ const fake = await startFakeOpenAIResponses({ apiKey: KEY });
 fake.setDefault({ kind: "text", text: "pong" });
 let stop: (() => Promise<number>) | undefined;
 try {
-  const env = {
-    FERMIX_HOME: join(root, "home"),
-    HOME: root,
-    OPENAI_API_KEY: KEY,
-    OPENAI_BASE_URL: fake.baseUrl,
-    PATH: "/usr/bin:/bin",
-  };
-  await mkdir(env.FERMIX_HOME, { recursive: true, mode: 0o700 });
+  const env = await fakeProviderEnv(root, fake.baseUrl, KEY);
   const cold = !flags.warm && dropPageCache();
   const daemon = await startUntilReady([binary, "run"], { env, cwd: root }, "listening on");
   stop = daemon.stop;
