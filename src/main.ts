@@ -24,7 +24,8 @@ async function main(argv: string[]): Promise<number> {
     // Help as the build rendered it, before the command tree's code loads (src/cli/help-table.ts).
     const text = await (await import("./cli/help-fast.ts")).prerenderedHelp(argv);
     if (text !== undefined) {
-      await (await import("./cli/output.ts")).writeOut(text);
+      // Written as --version is, without loading the CLI's output queue: nothing else is written in this process.
+      console.log(text.endsWith("\n") ? text.slice(0, -1) : text);
       return 0;
     }
   }
