@@ -32,9 +32,9 @@ export async function runAsk(args: ParsedArgs): Promise<number> {
   let printed = false;
   try {
     const extract = extractWanted(args);
+    const route = routeOf(args.daemon as boolean | undefined);
     // No daemon to send to: the in-process turn's code starts loading now, while ask waits on its stdin and stdout.
-    const inProcess = args.daemon === false || (args.daemon !== true && nothingAtSocket(socketPath(processEnv())));
-    if (inProcess) loadLocalTurn().catch(() => {});
+    if (!route.tryDaemon) loadLocalTurn().catch(() => {});
     // An extracted block is known only once the whole answer is in, so nothing streams.
     const streaming = !json && !extract && (await isCharacterDevice(1));
     const draft = await draftRequest(args);
@@ -49,8 +49,7 @@ export async function runAsk(args: ParsedArgs): Promise<number> {
     if (draft.schema) {
       // A structured answer is validated whole before it is printed, so nothing streams; a repair turn waits
       // for the first in-process ask to finish closing.
-      const daemonFlag = args.daemon as boolean | undefined;
-      const ask = (r: AskRequest) => finishing.then(() => deliver(r, daemonFlag, { onNotice }));
+      const ask = (r: AskRequest) => finishing.then(() => deliver(r, route, { onNotice }));
       if (extract) throw UsageError("ask: --schema prints the JSON alone; it does not go with --extract");
       const [{ printSchemaAnswer }, { checkRequest }] = await Promise.all([
         import("./ask-schema.ts"),
@@ -65,7 +64,7 @@ export async function runAsk(args: ParsedArgs): Promise<number> {
       await finishing;
       return code;
     }
-    const done = await deliver(draft, args.daemon as boolean | undefined, { onText, onNotice });
+    const done = await deliver(draft, route, { onText, onNotice });
     if (json) {
       const truncated = done.truncated ? { truncated: true } : {};
       const usage = { usage: done.usage ?? NO_USAGE };
@@ -108,7 +107,7 @@ export async function buildRequest(args: ParsedArgs): Promise<AskRequest> {
 
 /**
  * The request `args` ask for, before its check against the protocol's schema (usage errors of the options
- * themselves are thrown here). `deliver` checks it, while it travels when a daemon answers.
+ * themselves are thrown here). `deliver` checks it before an in-process turn, or when the daemon refused it.
  */
 async function draftRequest(args: ParsedArgs): Promise<AskRequest> {
   const words = args._.join(" ");
@@ -146,8 +145,21 @@ async function schemaFromArgs(args: ParsedArgs): Promise<JsonSchema | undefined>
 /** In-process asks leave follow-up work (compaction) running after the reply; the CLI waits for it before exit. */
 let finishing: Promise<void> = Promise.resolve();
 
-function socketPath(env: Env): string {
-  return fermixPaths(resolveHome(env)).socket;
+/**
+ * Where an ask goes, decided once. `daemonFlag` is --daemon (true) or --no-daemon (false) as given; `tryDaemon`: the
+ * daemon is asked first (a socket is there, or --daemon insists).
+ */
+type Route = { env: Env; socket: string; daemonFlag: boolean | undefined; tryDaemon: boolean };
+
+function routeOf(daemonFlag: boolean | undefined): Route {
+  const env = processEnv();
+  const socket = fermixPaths(resolveHome(env)).socket;
+  return {
+    env,
+    socket,
+    daemonFlag,
+    tryDaemon: daemonFlag === true || (daemonFlag !== false && !nothingAtSocket(socket)),
+  };
 }
 
 /**
@@ -176,28 +188,26 @@ function loadLocalTurn() {
  */
 async function deliver(
   draft: AskRequest,
-  daemonFlag: boolean | undefined,
+  route: Route,
   callbacks: { onText?: (delta: string) => void; onNotice: (text: string) => void },
 ): Promise<AskDone> {
   const check = () => import("./ask-check.ts").then(({ checkRequest }) => checkRequest(draft));
-  const env = processEnv();
-  const socket = socketPath(env);
-  if (daemonFlag === true || (daemonFlag !== false && !nothingAtSocket(socket))) {
+  if (route.tryDaemon) {
     // Connecting is the test: a stale socket fails at once with not_running. The request goes unchecked: the daemon
     // checks it against the same schema before any turn, and only when it refuses one does ask's own check run, to
     // name the option at fault as a usage error (exit 2) - a daemon-up ask builds no request schema (issue 31).
     try {
-      return await askOverSocket(socketSender(socket), draft, callbacks);
+      return await askOverSocket(socketSender(route.socket), draft, callbacks);
     } catch (err) {
       if (err instanceof FermixError && err.code === "invalid_request") await check();
-      if (!(err instanceof FermixError && err.code === NOT_RUNNING) || daemonFlag === true) throw err;
+      if (!(err instanceof FermixError && err.code === NOT_RUNNING) || route.daemonFlag === true) throw err;
     }
   }
   const [request, [{ createApp }, { askLocally }, { exitOnTerminationSignals }]] = await Promise.all([
     check(),
     loadLocalTurn(),
   ]);
-  const app = await createApp({ env });
+  const app = await createApp({ env: route.env });
   // A signal cancels the turn and stops the plugin servers this ask started before the process goes.
   const cancel = new AbortController();
   exitOnTerminationSignals(async () => {

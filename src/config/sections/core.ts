@@ -14,20 +14,16 @@ import { ToolsSection } from "./tools.ts";
 import { TranscriptionConfig } from "./transcription.ts";
 
 /** [fermix_core]: the agent itself, its providers and tools; the tables without a file of their own are here. */
-export const CoreSection = lazySchema(() =>
-  v.strictObject({
+export const CoreSection = lazySchema(() => {
+  const providerNames = Object.keys(builtSchema(ProvidersSection).entries) as (keyof ProvidersSection)[];
+  return v.strictObject({
     profile: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9_-]+$/i, "a name of letters, digits, - or _"))),
     secret_store: v.optional(v.picklist(["keyring", "file"])),
     // `provider` is the legacy primary choice, read only when no provider block says primary = true (routes.ts).
     agent: v.optional(
       v.strictObject({
         name: v.optional(v.string()),
-        provider: v.optional(
-          v.picklist(
-            Object.keys(builtSchema(ProvidersSection).entries) as (keyof ProvidersSection)[],
-            `one of ${Object.keys(builtSchema(ProvidersSection).entries).join(", ")}`,
-          ),
-        ),
+        provider: v.optional(v.picklist(providerNames, `one of ${providerNames.join(", ")}`)),
       }),
     ),
     personalization: v.optional(
@@ -63,5 +59,5 @@ export const CoreSection = lazySchema(() =>
     computer_use: v.optional(ComputerUseSection),
     pricing: v.optional(PricingSection),
     budget: v.optional(BudgetSection),
-  }),
-);
+  });
+});
