@@ -20,7 +20,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(typeof FERMIX_VERSION === "string" ? FERMIX_VERSION : (await import("./version.ts")).VERSION);
     return 0;
   }
-  if (argv.includes("--help") || argv.includes("-h")) {
+  const helpAsked = argv.includes("--help") || argv.includes("-h");
+  if (helpAsked) {
     // Help as the build rendered it, before the command tree's code loads (src/cli/help-table.ts).
     const text = await (await import("./cli/help-fast.ts")).prerenderedHelp(argv);
     if (text !== undefined) {
@@ -29,9 +30,15 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
   }
-  // ask's stdin and stdout kinds are asked of the thread pool now, so that they are known by the time its request is
-  // ready to go (cli/stdio-probe.ts; the answers are memoised for it).
-  if (verb === "ask") void import("./cli/stdio-probe.ts").then(({ probeStdio }) => probeStdio());
+  // A plain ask goes to a running daemon before the command tree loads, which then overlaps the daemon's turn
+  // (cli/ask-early.ts); it also asks the thread pool what stdin and stdout are, memoised for the rest of ask. Help
+  // the build did not render is drawn from ask's declaration alone, without any of this.
+  if (verb === "ask" && !helpAsked) {
+    // Bun answers a process's first stat from its thread pool only after ~4 ms (its threads start): asked first,
+    // stdin's and stdout's kinds arrive while ask's code loads (cli/stdio-probe.ts memoises them for all of ask).
+    const stdio = typeof Bun === "undefined" ? undefined : ([statOf(0), statOf(1)] as const);
+    await (await import("./cli/ask-early.ts")).sendPlainAskEarly(argv.slice(1), stdio);
+  }
   const [{ runCli }, root] = await Promise.all([
     import("./cli/dispatch.ts"),
     verb === "ask"
@@ -44,6 +51,13 @@ async function main(argv: string[]): Promise<number> {
     const { reportError } = await import("./cli/exit.ts");
     return reportError(err);
   }
+}
+
+/** A descriptor's stat, asked of Bun now; a closed one's failure is its reader's (cli/stdio-probe.ts: "closed"). */
+function statOf(fd: 0 | 1): Promise<import("node:fs").Stats> {
+  const stat = Bun.file(fd).stat();
+  stat.catch(() => {});
+  return stat;
 }
 
 // Imported it does nothing; run, it is the CLI. Long-running verbs return when

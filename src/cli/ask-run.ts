@@ -3,7 +3,7 @@ import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
 import { redact } from "../observability/redact.ts";
 import type { AskDone } from "../protocol/ask-answer-schemas.ts";
-import { askOverSocket } from "../protocol/ask-client.ts";
+import { askOverSocket, readAsk } from "../protocol/ask-client.ts";
 import type { AskRequest } from "../protocol/ask-schemas.ts";
 import { NOT_RUNNING, socketSender } from "../protocol/socket-send.ts";
 import { fileSizeSync } from "../runtime/files.ts";
@@ -11,6 +11,7 @@ import { onBun } from "../runtime/host.ts";
 import type { JsonSchema } from "../schema/concise.ts";
 import { NO_USAGE } from "./_ask-usage.ts";
 import type { ParsedArgs } from "./args.ts";
+import { DEFAULT_TIMEOUT_MS, takeEarlyAsk } from "./ask-early.ts";
 import { attachesStdin, extractWanted, printAfterAnswer, scriptFields } from "./ask-script.ts";
 import { asFermixError, exitCodeFor, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
@@ -22,7 +23,6 @@ import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
  * the socket client; `--schema`'s validator and the in-process turn are imported only when they are used.
  */
 
-export const DEFAULT_TIMEOUT_MS = 300_000;
 /** How long a signalled in-process ask gives its plugin servers to stop before they are killed outright. */
 const SIGNAL_GRACE_MS = 2_000;
 
@@ -197,7 +197,9 @@ async function deliver(
     // checks it against the same schema before any turn, and only when it refuses one does ask's own check run, to
     // name the option at fault as a usage error (exit 2) - a daemon-up ask builds no request schema (issue 31).
     try {
-      return await askOverSocket(socketSender(route.socket), draft, callbacks);
+      // src/main.ts may have sent this very request before the command tree loaded (cli/ask-early.ts).
+      const early = takeEarlyAsk(route.socket, draft);
+      return await (early ? readAsk(early, callbacks) : askOverSocket(socketSender(route.socket), draft, callbacks));
     } catch (err) {
       if (err instanceof FermixError && err.code === "invalid_request") await check();
       if (!(err instanceof FermixError && err.code === NOT_RUNNING) || route.daemonFlag === true) throw err;

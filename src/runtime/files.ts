@@ -47,7 +47,11 @@ export function fileSizeSync(path: string): number {
 /** What an open descriptor (0 = stdin) is; throws when it is closed. */
 export type DescriptorKind = "character" | "file" | "pipe";
 
-export async function descriptorKind(fd: number): Promise<DescriptorKind> {
-  const stat = onBun ? await bun().file(fd).stat() : fs().fstatSync(fd);
+/** What a descriptor's stat says of it. */
+export type DescriptorStat = { isCharacterDevice(): boolean; isFile(): boolean };
+
+/** `statting`: the descriptor's stat when it was already asked for (src/main.ts asks for ask's two early). */
+export async function descriptorKind(fd: number, statting?: Promise<DescriptorStat>): Promise<DescriptorKind> {
+  const stat = await (statting ?? (onBun ? bun().file(fd).stat() : fs().fstatSync(fd)));
   return stat.isCharacterDevice() ? "character" : stat.isFile() ? "file" : "pipe";
 }

@@ -123,12 +123,18 @@ describe("lazy loading on the hot paths", () => {
     const given = await askEnv();
     const daemon = await startFermixDaemon(given.env);
     defer(() => daemon.stop());
-    const { code, stdout, packages, sources } = await loadedBy(["ask", "--daemon", "hi"], given);
-    expect({ code, stdout }).toEqual({ code: 0, stdout: '{"name":"Ada"}\n' });
-    expect(MUST_NOT_LOAD.filter((p) => packages.has(p))).toEqual([]);
-    // ask walks a tree of its own (src/cli/ask-root.ts): the table of every verb stays unloaded.
-    expect(among(sources, [...HEAVY_SOURCES, "src/cli/command-tree.ts"])).toEqual([]);
-    expect(sources).toContain("src/protocol/ask-client.ts");
+    // With an option, and plain (sent before the command tree loads: src/cli/ask-early.ts).
+    for (const argv of [
+      ["ask", "--daemon", "hi"],
+      ["ask", "hi"],
+    ]) {
+      const { code, stdout, packages, sources } = await loadedBy(argv, given);
+      expect({ code, stdout }).toEqual({ code: 0, stdout: '{"name":"Ada"}\n' });
+      expect(MUST_NOT_LOAD.filter((p) => packages.has(p))).toEqual([]);
+      // ask walks a tree of its own (src/cli/ask-root.ts): the table of every verb stays unloaded.
+      expect(among(sources, [...HEAVY_SOURCES, "src/cli/command-tree.ts"])).toEqual([]);
+      expect(sources).toContain("src/protocol/ask-client.ts");
+    }
   });
 
   test("a plain ask loads none of them, the validator included", async () => {

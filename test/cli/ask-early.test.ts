@@ -1,0 +1,148 @@
+/**
+ * A plain `fermix ask words` with a daemon up goes out before the command tree loads (src/cli/ask-early.ts), and the
+ * rest of ask adopts it: the daemon gets exactly the request the full path builds, once; anything the words alone do
+ * not decide (options, piped stdin) takes the full path; a socket nobody listens on still means the in-process turn.
+ * A recording stand-in for the daemon listens on the socket and answers as the daemon does (SSE, then `done`).
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { sendPlainAskEarly, takeEarlyAsk } from "../../src/cli/ask-early.ts";
+import { startFakeOpenAIResponses } from "../fake/llm.ts";
+import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { runFermix } from "../fixture/cli.ts";
+import { tempHome } from "../fixture/home.ts";
+
+const KEY = "sk-test-openai-early-0123456789abcdef";
+const defer = cleanupAfterEach();
+
+type Received = { path: string; body: unknown };
+
+/**
+ * Answers every `/v1/ask` with `answer` as the daemon would, once `hold` resolves; records what arrived. `arrived` and
+ * `abandoned` resolve when the first request arrives and when its client hangs up on it.
+ */
+function standInDaemon(socket: string, answer: string, hold: Promise<void> = Promise.resolve()) {
+  const received: Received[] = [];
+  const { promise: arrived, resolve: arrive } = Promise.withResolvers<void>();
+  const { promise: abandoned, resolve: abandon } = Promise.withResolvers<void>();
+  const server = Bun.serve({
+    unix: socket,
+    async fetch(req) {
+      req.signal.addEventListener("abort", () => abandon(), { once: true });
+      const body = await req.json();
+      received.push({ path: new URL(req.url).pathname, body });
+      arrive();
+      await hold;
+      const done = { response: answer, session_id: "ses_standin", provider: "openai", model: "gpt-test" };
+      return new Response(`: answering\n\nevent: done\ndata: ${JSON.stringify(done)}\n\n`, {
+        headers: { "content-type": "text/event-stream" },
+      });
+    },
+  });
+  defer(() => server.stop(true));
+  return { received, arrived, abandoned };
+}
+
+/** A FERMIX_HOME that exists (the stand-in listens in it), its environment and the daemon's socket path there. */
+function home() {
+  const h = tempHome();
+  defer(() => h[Symbol.asyncDispose]());
+  mkdirSync(h.home, { recursive: true, mode: 0o700 });
+  return { h, env: { FERMIX_HOME: h.home, HOME: h.userHome }, socket: join(h.home, "daemon.sock") };
+}
+
+/** What ask builds from plain words, as cli/ask-early.ts sends it. */
+const plainAsk = (text: string) => ({ text, cwd: process.cwd(), timeout_ms: 300_000 });
+
+describe("a plain ask sent before the command tree loads (built binary)", () => {
+  test("goes once, and is the very request the full path builds from the same words", async () => {
+    const { env, socket } = home();
+    const daemon = standInDaemon(socket, "pong");
+    const plain = await runFermix(["ask", "hello", "world"], { env });
+    expect(plain).toEqual({ code: 0, stdout: "pong\n", stderr: "" });
+    // An option (here the default timeout, spelled out) is not plain: the full path builds and sends this one.
+    const full = await runFermix(["ask", "--timeout", "300000", "hello", "world"], { env });
+    expect(full).toEqual({ code: 0, stdout: "pong\n", stderr: "" });
+    expect(daemon.received).toHaveLength(2);
+    expect(daemon.received[0]).toEqual(daemon.received[1]!);
+    expect(daemon.received[0]).toEqual({
+      path: "/v1/ask",
+      body: { text: "hello world", cwd: expect.any(String), timeout_ms: 300_000 },
+    });
+  });
+
+  test("piped stdin joins the question: such an ask is not sent before its stdin is read", async () => {
+    const { env, socket } = home();
+    const daemon = standInDaemon(socket, "summary");
+    const r = await runFermix(["ask", "summarise"], { env, stdin: "the build is red" });
+    expect(r).toEqual({ code: 0, stdout: "summary\n", stderr: "" });
+    expect(daemon.received.map((x) => (x.body as { text: string }).text)).toEqual(["summarise\n\nthe build is red"]);
+  });
+
+  test("a socket nobody listens on (a daemon killed with SIGKILL) is the in-process turn, answered once", async () => {
+    const { env, socket } = home();
+    // A real listener, really killed: its socket file stays behind with nobody accepting on it.
+    const holder = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `Bun.listen({ unix: ${JSON.stringify(socket)}, socket: { data() {} } }); console.log("ready")`,
+      ],
+      { stdout: "pipe", stderr: "inherit" },
+    );
+    const reader = holder.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
+    holder.kill("SIGKILL");
+    await holder.exited;
+    expect(existsSync(socket)).toBe(true);
+    const fake = await startFakeOpenAIResponses({ apiKey: KEY });
+    defer(() => fake.close());
+    fake.setDefault({ kind: "text", text: "answered here" });
+    const r = await runFermix(["ask", "ping"], {
+      env: { ...env, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl },
+    });
+    expect(r).toMatchObject({ code: 0, stdout: "answered here\n" });
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe("adopting the early request (src/cli/ask-early.ts)", () => {
+  test("a request that differs from the one sent is not adopted, and the one sent is cancelled", async () => {
+    const { env, socket } = home();
+    let release = () => {};
+    const daemon = standInDaemon(socket, "late", new Promise<void>((resolve) => (release = resolve)));
+    defer(() => release());
+    await sendPlainAskEarly(["first", "words"], undefined, env);
+    await daemon.arrived;
+    expect(takeEarlyAsk(socket, plainAsk("other words"))).toBeUndefined();
+    await daemon.abandoned;
+    // Taken once: nothing is left to adopt, not even the request that went.
+    expect(takeEarlyAsk(socket, plainAsk("first words"))).toBeUndefined();
+    expect(daemon.received).toEqual([{ path: "/v1/ask", body: plainAsk("first words") }]);
+  });
+
+  test("the same request is adopted once: its answer is the daemon's", async () => {
+    const { env, socket } = home();
+    const daemon = standInDaemon(socket, "adopted");
+    await sendPlainAskEarly(["same", "words"], undefined, env);
+    const responding = takeEarlyAsk(socket, plainAsk("same words"));
+    expect(responding).toBeDefined();
+    expect(await (await responding!).text()).toContain('"response":"adopted"');
+    expect(takeEarlyAsk(socket, plainAsk("same words"))).toBeUndefined();
+    expect(daemon.received).toHaveLength(1);
+  });
+
+  test("options, `--`, help flags, empty words and a missing socket send nothing", async () => {
+    const { h, env, socket } = home();
+    const daemon = standInDaemon(socket, "never");
+    for (const argv of [["-c", "more"], ["--", "-x"], ["hi", "-h"], [" "], []]) {
+      await sendPlainAskEarly(argv, undefined, env);
+      expect(takeEarlyAsk(socket, plainAsk(argv.join(" ")))).toBeUndefined();
+    }
+    const elsewhere = join(h.home, "no-daemon-here");
+    await sendPlainAskEarly(["hi"], undefined, { ...env, FERMIX_HOME: elsewhere });
+    expect(takeEarlyAsk(join(elsewhere, "daemon.sock"), plainAsk("hi"))).toBeUndefined();
+    expect(daemon.received).toHaveLength(0);
+  });
+});
