@@ -5,7 +5,7 @@ import { redact } from "../observability/redact.ts";
 import type { AskDone } from "../protocol/ask-answer-schemas.ts";
 import { askOverSocket, readAsk } from "../protocol/ask-client.ts";
 import type { AskRequest } from "../protocol/ask-schemas.ts";
-import { NOT_RUNNING, socketSender } from "../protocol/socket-send.ts";
+import { answerFrom, NOT_RUNNING, socketSender } from "../protocol/socket-send.ts";
 import { fileSizeSync } from "../runtime/files.ts";
 import { onBun } from "../runtime/host.ts";
 import type { JsonSchema } from "../schema/concise.ts";
@@ -199,7 +199,9 @@ async function deliver(
     try {
       // src/main.ts may have sent this very request before the command tree loaded (cli/ask-early.ts).
       const early = takeEarlyAsk(route.socket, draft);
-      return await (early ? readAsk(early, callbacks) : askOverSocket(socketSender(route.socket), draft, callbacks));
+      return await (early
+        ? readAsk(answerFrom(route.socket, early), callbacks)
+        : askOverSocket(socketSender(route.socket), draft, callbacks));
     } catch (err) {
       if (err instanceof FermixError && err.code === "invalid_request") await check();
       if (!(err instanceof FermixError && err.code === NOT_RUNNING) || route.daemonFlag === true) throw err;

@@ -1,5 +1,4 @@
 import { defineCommand } from "./command.ts";
-import { probeStdio } from "./stdio-probe.ts";
 
 /*
  * `fermix ask`'s declaration, its options included (those that ask-schema.ts and ask-script.ts read as well).
@@ -92,8 +91,6 @@ export default defineCommand({
     ...scriptArgs,
   },
   async run({ args }) {
-    // Asked now (if the entry has not already), answered by the thread pool while ask-run.ts loads.
-    probeStdio();
     return (await import("./ask-run.ts")).runAsk(args);
   },
 });

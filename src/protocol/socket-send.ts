@@ -15,20 +15,30 @@ export type SocketSend = (path: string, init?: RequestInit) => Promise<Response>
  */
 export function socketSender(socketPath: string): SocketSend {
   const socketFetch = unixFetch(socketPath);
-  return async (path, init = {}) => {
-    let response: Response;
-    try {
-      response = await socketFetch(`http://fermix${path}`, {
+  return (path, init = {}) =>
+    answerFrom(
+      socketPath,
+      socketFetch(`http://fermix${path}`, {
         ...init,
         headers: { [PROTOCOL_HEADER]: String(PROTOCOL_VERSION), ...(init.headers as Record<string, string>) },
-      });
-    } catch (err) {
-      if ((err as Error)?.name === "AbortError") throw err;
-      throw new FermixError(NOT_RUNNING, "not running", { socket: socketPath });
-    }
-    if (!response.ok && !response.headers.get("content-type")?.includes("text/event-stream")) {
-      throw await (await import("./error-answer.ts")).errorFrom(response);
-    }
-    return response;
-  };
+      }),
+    );
+}
+
+/**
+ * The daemon's answer to a request fetch made to `socketPath` (here, or src/cli/ask-early.ts's): nothing listening
+ * is `not_running`, an error answer the FermixError it carries, thrown.
+ */
+export async function answerFrom(socketPath: string, responding: Promise<Response>): Promise<Response> {
+  let response: Response;
+  try {
+    response = await responding;
+  } catch (err) {
+    if ((err as Error)?.name === "AbortError") throw err;
+    throw new FermixError(NOT_RUNNING, "not running", { socket: socketPath });
+  }
+  if (!response.ok && !response.headers.get("content-type")?.includes("text/event-stream")) {
+    throw await (await import("./error-answer.ts")).errorFrom(response);
+  }
+  return response;
 }

@@ -52,6 +52,12 @@ function home() {
   return { h, env: { FERMIX_HOME: h.home, HOME: h.userHome }, socket: join(h.home, "daemon.sock") };
 }
 
+/** Stdin and stdout as a terminal's stats would have them (src/main.ts asks Bun for the real ones). */
+const terminal = () => {
+  const stat = Promise.resolve({ isCharacterDevice: () => true, isFile: () => false });
+  return [stat, stat] as const;
+};
+
 /** What ask builds from plain words, as cli/ask-early.ts sends it. */
 const plainAsk = (text: string) => ({ text, cwd: process.cwd(), timeout_ms: 300_000 });
 
@@ -113,7 +119,7 @@ describe("adopting the early request (src/cli/ask-early.ts)", () => {
     let release = () => {};
     const daemon = standInDaemon(socket, "late", new Promise<void>((resolve) => (release = resolve)));
     defer(() => release());
-    await sendPlainAskEarly(["first", "words"], undefined, env);
+    await sendPlainAskEarly(["first", "words"], terminal(), env);
     await daemon.arrived;
     expect(takeEarlyAsk(socket, plainAsk("other words"))).toBeUndefined();
     await daemon.abandoned;
@@ -125,7 +131,7 @@ describe("adopting the early request (src/cli/ask-early.ts)", () => {
   test("the same request is adopted once: its answer is the daemon's", async () => {
     const { env, socket } = home();
     const daemon = standInDaemon(socket, "adopted");
-    await sendPlainAskEarly(["same", "words"], undefined, env);
+    await sendPlainAskEarly(["same", "words"], terminal(), env);
     const responding = takeEarlyAsk(socket, plainAsk("same words"));
     expect(responding).toBeDefined();
     expect(await (await responding!).text()).toContain('"response":"adopted"');
@@ -133,15 +139,21 @@ describe("adopting the early request (src/cli/ask-early.ts)", () => {
     expect(daemon.received).toHaveLength(1);
   });
 
-  test("options, `--`, help flags, empty words and a missing socket send nothing", async () => {
+  test("options, `--`, help flags, empty words, a piped stdin and a missing socket send nothing", async () => {
     const { h, env, socket } = home();
     const daemon = standInDaemon(socket, "never");
     for (const argv of [["-c", "more"], ["--", "-x"], ["hi", "-h"], [" "], []]) {
-      await sendPlainAskEarly(argv, undefined, env);
+      await sendPlainAskEarly(argv, terminal(), env);
       expect(takeEarlyAsk(socket, plainAsk(argv.join(" ")))).toBeUndefined();
     }
+    // A pipe on stdin (its text joins the question) or no stats from Bun at all.
+    const pipe = Promise.resolve({ isCharacterDevice: () => false, isFile: () => false });
+    for (const stdio of [[pipe, pipe] as const, undefined]) {
+      await sendPlainAskEarly(["hi"], stdio, env);
+      expect(takeEarlyAsk(socket, plainAsk("hi"))).toBeUndefined();
+    }
     const elsewhere = join(h.home, "no-daemon-here");
-    await sendPlainAskEarly(["hi"], undefined, { ...env, FERMIX_HOME: elsewhere });
+    await sendPlainAskEarly(["hi"], terminal(), { ...env, FERMIX_HOME: elsewhere });
     expect(takeEarlyAsk(join(elsewhere, "daemon.sock"), plainAsk("hi"))).toBeUndefined();
     expect(daemon.received).toHaveLength(0);
   });
