@@ -5,10 +5,13 @@
  * pre-rendered help print before any of it, at the floor a compiled program that prints a line costs (issue 31);
  * `ask` walks a tree of its own (src/cli/ask-root.ts).
  *
- * It imports nothing statically. Every module it would import is shared with other commands and so is a chunk of
- * its own in the binary, which `--version` would load and link: that alone measured +70 page faults (~2 ms on a VM
- * where faults are dear) over the print-a-line floor, and without it `--version` is within 10 faults of it.
+ * It imports statically only cli/ask-early.ts, which imports nothing at run time and which nothing else imports, so
+ * the two are one chunk in the binary. Every other module it would import is shared with other commands and so is a
+ * chunk of its own, which `--version` would load and link: that alone measured +70 page faults (~2 ms on a VM where
+ * faults are dear) over the print-a-line floor, and without it `--version` is within 10 faults of it.
  */
+
+import { type EarlyAsk, sendPlainAskEarly } from "./cli/ask-early.ts";
 
 // build.ts defines it; the same as src/version.ts's VERSION, which this file does not import (see above).
 declare const FERMIX_VERSION: string | undefined;
@@ -33,11 +36,12 @@ async function main(argv: string[]): Promise<number> {
   // A plain ask goes to a running daemon before the command tree loads, which then overlaps the daemon's turn
   // (cli/ask-early.ts); it also asks the thread pool what stdin and stdout are, memoised for the rest of ask. Help
   // the build did not render is drawn from ask's declaration alone, without any of this.
+  let early: EarlyAsk | undefined;
   if (verb === "ask" && !helpAsked) {
     // Bun answers a process's first stat from its thread pool only after ~4 ms (its threads start): asked first,
     // stdin's and stdout's kinds arrive while ask's code loads (cli/stdio-probe.ts memoises them for all of ask).
     const stdio = typeof Bun === "undefined" ? undefined : ([statOf(0), statOf(1)] as const);
-    await (await import("./cli/ask-early.ts")).sendPlainAskEarly(argv.slice(1), stdio);
+    early = await sendPlainAskEarly(argv.slice(1), stdio, process.env);
   }
   const [{ runCli }, root] = await Promise.all([
     import("./cli/dispatch.ts"),
@@ -46,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
       : import("./cli/command-tree.ts").then((m) => m.fermix),
   ]);
   try {
-    return await runCli(root, argv);
+    return await runCli(root, argv, undefined, { early });
   } catch (err) {
     const { reportError } = await import("./cli/exit.ts");
     return reportError(err);

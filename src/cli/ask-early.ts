@@ -1,38 +1,40 @@
-import { type Env, processEnv } from "../config/env.ts";
-import { fermixPaths, resolveHome } from "../config/paths.ts";
-import { sendAsk } from "../protocol/ask-client.ts";
 import type { AskRequest } from "../protocol/ask-schemas.ts";
-import { PROTOCOL_HEADER, PROTOCOL_VERSION } from "../protocol/protocol-version.ts";
 import type { DescriptorStat } from "../runtime/files.ts";
 
 /*
  * The plainest ask, `fermix ask some words` with a daemon up, sent before the command tree loads (issue 31). Parsing
  * those words, walking the tree to `ask` and loading its run cost a compiled client ~7 ms before its first byte went
  * out, while the daemon sat idle; sent first, that work overlaps the daemon's turn. Everything after the send is the
- * one path every ask takes: src/main.ts goes on to the command tree, and ask-run.ts's `deliver` adopts this request
- * when the one it built is the same (takeEarlyAsk), so the printing, the errors and the exit codes are its own.
+ * one path every ask takes: src/main.ts goes on to the command tree and hands the EarlyAsk to ask's run, whose
+ * `deliver` adopts the request when the one it built is the same, so the printing, the errors and the exit codes are
+ * its own.
  *
- * It imports only paths.ts and the protocol's version: every module is a chunk of its own in the binary, and loading
- * the socket client's (socket-send.ts, error.ts, runtime/http.ts, runtime/files.ts, stdio-probe.ts) before the send
- * measured ~2.5 ms of the client's CPU. So it gives ask-client.ts's sendAsk Bun's fetch itself, and socket-send.ts
- * reads the answer (answerFrom).
+ * This file imports nothing at run time and only src/main.ts imports it, so it is part of the entry's own chunk in the
+ * binary: the first chunk a process loads on demand costs ~35 page faults and every one after ~10-15 (~25 µs each on
+ * the VMs we measure on), ~85 before the send when this file used paths.ts, the protocol's version and ask-client.ts.
+ * So it repeats three facts those own, each held equal to its owner by test/cli/ask-early.test.ts: where the daemon's
+ * socket is (config/paths.ts), the protocol header (protocol/protocol-version.ts), and how an ask is posted
+ * (protocol/ask-client.ts's sendAsk).
  */
-
-/** Stdin's and stdout's stats, asked of Bun by src/main.ts before any of ask's code loaded. */
-export type StdioStats = readonly [Promise<DescriptorStat>, Promise<DescriptorStat>];
-let stdioStats: StdioStats | undefined;
-
-/** The stat src/main.ts started for `fd`, for cli/stdio-probe.ts to read instead of asking again. */
-export function startedStat(fd: 0 | 1): Promise<DescriptorStat> | undefined {
-  return stdioStats?.[fd];
-}
 
 /** `--timeout`'s default: how long an ask waits for its answer. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** `responding` is fetch's own promise: socket-send.ts's answerFrom turns its failures into the protocol's errors. */
-type EarlyAsk = { socket: string; body: string; responding: Promise<Response>; abort: AbortController };
-let early: EarlyAsk | undefined;
+/** Stdin's and stdout's stats, asked of Bun by src/main.ts before any of ask's code loaded. */
+export type StdioStats = readonly [Promise<DescriptorStat>, Promise<DescriptorStat>];
+
+/** What src/main.ts hands to ask's run (through the dispatcher's RunData). */
+export type EarlyAsk = {
+  /** Stdin's and stdout's stats as main.ts asked for them (cli/stdio-probe.ts reads them). */
+  stdio?: StdioStats;
+  /**
+   * fetch's promise of the daemon's answer when `request` (to `socket`) is the one that went, so it is not sent twice
+   * (socket-send.ts's answerFrom reads it). Taken once; a request that differs cancels the one that went.
+   */
+  take(socket: string, request: AskRequest): Promise<Response> | undefined;
+};
+
+type Sent = { socket: string; body: string; responding: Promise<Response>; abort: AbortController };
 
 /**
  * Sends the request `fermix ask <argv…>` builds, now, when that request is certain from the words alone: no option
@@ -42,14 +44,32 @@ let early: EarlyAsk | undefined;
  */
 export async function sendPlainAskEarly(
   argv: readonly string[],
-  stdio?: StdioStats,
-  env: Env = processEnv(),
-): Promise<void> {
-  stdioStats = stdio;
-  if (!stdio || !isPlain(argv)) return;
-  const socket = fermixPaths(resolveHome(env)).socket;
+  stdio: StdioStats | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<EarlyAsk> {
+  const sent = stdio && isPlain(argv) ? await sendIfDaemon(argv, stdio, env) : undefined;
+  let pending = sent;
+  return {
+    stdio,
+    take(socket, request) {
+      const early = pending;
+      pending = undefined;
+      if (!early) return undefined;
+      if (early.socket === socket && early.body === JSON.stringify(request)) return early.responding;
+      early.abort.abort(new Error("superseded"));
+      return undefined;
+    },
+  };
+}
+
+async function sendIfDaemon(
+  argv: readonly string[],
+  stdio: StdioStats,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Sent | undefined> {
+  const socket = daemonSocket(env);
   // Bun sizes a socket as Infinity and a missing path as 0 (ask-run.ts: nothingAtSocket).
-  if (Bun.file(socket).size === 0) return;
+  if (socket === undefined || Bun.file(socket).size === 0) return undefined;
   // A closed stdin (its stat fails) has nothing to add either (cli/stdio-probe.ts: "closed").
   if (
     !(await stdio[0].then(
@@ -57,22 +77,24 @@ export async function sendPlainAskEarly(
       () => true,
     ))
   )
-    return;
-  const request = plainRequest(argv);
+    return undefined;
+  const body = JSON.stringify(plainRequest(argv));
   const abort = new AbortController();
-  // Bun's fetch with the header socket-send.ts's sender adds; its answer is read through answerFrom when adopted.
-  const send = (path: string, init: RequestInit = {}) =>
-    fetch(`http://fermix${path}`, {
-      ...init,
-      unix: socket,
-      headers: { [PROTOCOL_HEADER]: String(PROTOCOL_VERSION), ...(init.headers as Record<string, string>) },
-    } as RequestInit);
-  const responding = sendAsk(send, request, abort.signal);
+  const responding = fetch("http://fermix/v1/ask", {
+    unix: socket,
+    method: "POST",
+    headers: { [PROTOCOL_HEADER]: PROTOCOL_VERSION, "content-type": "application/json", accept: "text/event-stream" },
+    body,
+    signal: abort.signal,
+  } as RequestInit);
   // Adopted later, or never (the daemon down: the in-process turn runs instead); its failure is the adopter's.
   responding.catch(() => {});
-
-  early = { socket, body: JSON.stringify(request), responding, abort };
+  return { socket, body, responding, abort };
 }
+
+/** protocol/protocol-version.ts's header and version, as socket-send.ts sends them. */
+export const PROTOCOL_HEADER = "x-fermix-protocol";
+export const PROTOCOL_VERSION = "1";
 
 /** Only words: nothing that parses as an option, `--` or a help flag. */
 function isPlain(argv: readonly string[]): boolean {
@@ -85,14 +107,14 @@ export function plainRequest(argv: readonly string[]): AskRequest {
 }
 
 /**
- * The answer to the request sent early, when `request` (to `socket`) is the one that went: then it is not sent twice.
- * Taken once. A request that differs is not the one the daemon got: that early one is cancelled.
+ * config/paths.ts's `fermixPaths(resolveHome(env)).socket` where that is a plain join: FERMIX_HOME, else HOME's
+ * .fermix, absolute and with no empty, "." or ".." segment. Any other home (relative, unset HOME, one node:path would
+ * normalise) is undefined here and left to the command tree.
  */
-export function takeEarlyAsk(socket: string, request: AskRequest): Promise<Response> | undefined {
-  const sent = early;
-  early = undefined;
-  if (!sent) return undefined;
-  if (sent.socket === socket && sent.body === JSON.stringify(request)) return sent.responding;
-  sent.abort.abort(new Error("superseded"));
-  return undefined;
+export function daemonSocket(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const home = env.FERMIX_HOME || (env.HOME ? `${env.HOME}/.fermix` : undefined);
+  if (!home?.startsWith("/")) return undefined;
+  const segments = home.slice(1).split("/");
+  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return undefined;
+  return `${home}/daemon.sock`;
 }

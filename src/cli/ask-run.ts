@@ -11,11 +11,12 @@ import { onBun } from "../runtime/host.ts";
 import type { JsonSchema } from "../schema/concise.ts";
 import { NO_USAGE } from "./_ask-usage.ts";
 import type { ParsedArgs } from "./args.ts";
-import { DEFAULT_TIMEOUT_MS, takeEarlyAsk } from "./ask-early.ts";
+import type { EarlyAsk } from "./ask-early.ts";
 import { attachesStdin, extractWanted, printAfterAnswer, scriptFields } from "./ask-script.ts";
 import { asFermixError, exitCodeFor, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
 import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
+import { useStartedStats } from "./stdio-probe.ts";
 
 /**
  * What `fermix ask` does once its options are parsed: src/cli/ask.ts declares the verb and loads this when it
@@ -23,16 +24,22 @@ import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
  * the socket client; `--schema`'s validator and the in-process turn are imported only when they are used.
  */
 
+/** `--timeout`'s default (cli/ask-early.ts builds its plain requests with the same: its test holds them equal). */
+export const DEFAULT_TIMEOUT_MS = 300_000;
 /** How long a signalled in-process ask gives its plugin servers to stop before they are killed outright. */
 const SIGNAL_GRACE_MS = 2_000;
 
-/** The verb's run: the answer on stdout (streamed to a terminal), notes on stderr; the exit code. */
-export async function runAsk(args: ParsedArgs): Promise<number> {
+/**
+ * The verb's run: the answer on stdout (streamed to a terminal), notes on stderr; the exit code. `early`: what
+ * src/main.ts did before the command tree loaded (cli/ask-early.ts).
+ */
+export async function runAsk(args: ParsedArgs, early?: EarlyAsk): Promise<number> {
+  useStartedStats(early?.stdio);
   const json = args.json === true;
   let printed = false;
   try {
     const extract = extractWanted(args);
-    const route = routeOf(args.daemon as boolean | undefined);
+    const route = routeOf(args.daemon as boolean | undefined, early);
     // No daemon to send to: the in-process turn's code starts loading now, while ask waits on its stdin and stdout.
     if (!route.tryDaemon) loadLocalTurn().catch(() => {});
     // An extracted block is known only once the whole answer is in, so nothing streams.
@@ -149,14 +156,15 @@ let finishing: Promise<void> = Promise.resolve();
  * Where an ask goes, decided once. `daemonFlag` is --daemon (true) or --no-daemon (false) as given; `tryDaemon`: the
  * daemon is asked first (a socket is there, or --daemon insists).
  */
-type Route = { env: Env; socket: string; daemonFlag: boolean | undefined; tryDaemon: boolean };
+type Route = { env: Env; socket: string; daemonFlag: boolean | undefined; tryDaemon: boolean; early?: EarlyAsk };
 
-function routeOf(daemonFlag: boolean | undefined): Route {
+function routeOf(daemonFlag: boolean | undefined, early: EarlyAsk | undefined): Route {
   const env = processEnv();
   const socket = fermixPaths(resolveHome(env)).socket;
   return {
     env,
     socket,
+    early,
     daemonFlag,
     tryDaemon: daemonFlag === true || (daemonFlag !== false && !nothingAtSocket(socket)),
   };
@@ -198,7 +206,7 @@ async function deliver(
     // name the option at fault as a usage error (exit 2) - a daemon-up ask builds no request schema (issue 31).
     try {
       // src/main.ts may have sent this very request before the command tree loaded (cli/ask-early.ts).
-      const early = takeEarlyAsk(route.socket, draft);
+      const early = route.early?.take(route.socket, draft);
       return await (early
         ? readAsk(answerFrom(route.socket, early), callbacks)
         : askOverSocket(socketSender(route.socket), draft, callbacks));

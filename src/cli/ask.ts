@@ -1,4 +1,5 @@
 import { defineCommand } from "./command.ts";
+import type { RunData } from "./dispatch.ts";
 
 /*
  * `fermix ask`'s declaration, its options included (those that ask-schema.ts and ask-script.ts read as well).
@@ -90,7 +91,7 @@ export default defineCommand({
     ...schemaArgs,
     ...scriptArgs,
   },
-  async run({ args }) {
-    return (await import("./ask-run.ts")).runAsk(args);
+  async run({ args, data }) {
+    return (await import("./ask-run.ts")).runAsk(args, (data as RunData).early);
   },
 });

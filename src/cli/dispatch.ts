@@ -1,13 +1,18 @@
 import type { CommandDef } from "citty";
 import { FermixError } from "../error.ts";
 import { parseArgs } from "./args.ts";
+import type { EarlyAsk } from "./ask-early.ts";
 import type { Chain } from "./chain.ts";
 import { resolveValue } from "./command.ts";
 import { asksForHelp } from "./help-request.ts";
 import { writeErr, writeOut } from "./output.ts";
 
-/** What a verb's run finds in citty's `data`: how it was reached (help and completion start at the root). */
-export type RunData = { chain: Chain; io: HelpIo };
+/**
+ * What a verb's run finds in citty's `data`: how it was reached (help and completion start at the root), and what the
+ * entry already did for it (src/main.ts: `early`, ask's request sent before the tree loaded).
+ */
+export type RunData = { chain: Chain; io: HelpIo } & FromEntry;
+export type FromEntry = { early?: EarlyAsk };
 
 /** Where help and usage go; tests pass their own. A verb's own output does not pass here. */
 export type HelpIo = { out(text: string): Promise<void>; err(text: string): Promise<void> };
@@ -19,7 +24,12 @@ const STDIO: HelpIo = { out: writeOut, err: writeErr };
  * command named; a group run without a subcommand uses its `default` or prints its usage (exit 2).
  * Options given before a subcommand's word travel with it (`plugins --json list` is `plugins list --json`).
  */
-export async function runCli(root: CommandDef<any>, argv: string[], io: HelpIo = STDIO): Promise<number> {
+export async function runCli(
+  root: CommandDef<any>,
+  argv: string[],
+  io: HelpIo = STDIO,
+  fromEntry: FromEntry = {},
+): Promise<number> {
   const top: Chain = [{ name: "fermix", cmd: root }];
   if (!argv.length) return showHelp(top, io.err, 2);
   if (asksForHelp(argv)) return showHelp((await walk(root, argv, { for: "help", lenient: true })).chain, io.out);
@@ -45,7 +55,7 @@ export async function runCli(root: CommandDef<any>, argv: string[], io: HelpIo =
       meta.takesWords === true,
       meta.repeatable,
     );
-    const context = { rawArgs, args: args as never, cmd, data: { chain, io } satisfies RunData };
+    const context = { rawArgs, args: args as never, cmd, data: { chain, io, ...fromEntry } satisfies RunData };
     await cmd.setup?.(context);
     try {
       return (await cmd.run?.(context)) ?? 0;

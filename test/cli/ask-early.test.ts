@@ -7,7 +7,17 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { sendPlainAskEarly, takeEarlyAsk } from "../../src/cli/ask-early.ts";
+import {
+  daemonSocket,
+  PROTOCOL_HEADER as EARLY_HEADER,
+  PROTOCOL_VERSION as EARLY_VERSION,
+  DEFAULT_TIMEOUT_MS as PLAIN_TIMEOUT_MS,
+  plainRequest,
+  sendPlainAskEarly,
+} from "../../src/cli/ask-early.ts";
+import { DEFAULT_TIMEOUT_MS } from "../../src/cli/ask-run.ts";
+import { fermixPaths, resolveHome } from "../../src/config/paths.ts";
+import { PROTOCOL_HEADER, PROTOCOL_VERSION } from "../../src/protocol/protocol-version.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix } from "../fixture/cli.ts";
@@ -16,7 +26,7 @@ import { tempHome } from "../fixture/home.ts";
 const KEY = "sk-test-openai-early-0123456789abcdef";
 const defer = cleanupAfterEach();
 
-type Received = { path: string; body: unknown };
+type Received = { path: string; protocol: string | null; body: unknown };
 
 /**
  * Answers every `/v1/ask` with `answer` as the daemon would, once `hold` resolves; records what arrived. `arrived` and
@@ -31,7 +41,7 @@ function standInDaemon(socket: string, answer: string, hold: Promise<void> = Pro
     async fetch(req) {
       req.signal.addEventListener("abort", () => abandon(), { once: true });
       const body = await req.json();
-      received.push({ path: new URL(req.url).pathname, body });
+      received.push({ path: new URL(req.url).pathname, protocol: req.headers.get(PROTOCOL_HEADER), body });
       arrive();
       await hold;
       const done = { response: answer, session_id: "ses_standin", provider: "openai", model: "gpt-test" };
@@ -74,6 +84,7 @@ describe("a plain ask sent before the command tree loads (built binary)", () => 
     expect(daemon.received[0]).toEqual(daemon.received[1]!);
     expect(daemon.received[0]).toEqual({
       path: "/v1/ask",
+      protocol: String(PROTOCOL_VERSION),
       body: { text: "hello world", cwd: expect.any(String), timeout_ms: 300_000 },
     });
   });
@@ -119,42 +130,76 @@ describe("adopting the early request (src/cli/ask-early.ts)", () => {
     let release = () => {};
     const daemon = standInDaemon(socket, "late", new Promise<void>((resolve) => (release = resolve)));
     defer(() => release());
-    await sendPlainAskEarly(["first", "words"], terminal(), env);
+    const early = await sendPlainAskEarly(["first", "words"], terminal(), env);
     await daemon.arrived;
-    expect(takeEarlyAsk(socket, plainAsk("other words"))).toBeUndefined();
+    expect(early.take(socket, plainAsk("other words"))).toBeUndefined();
     await daemon.abandoned;
     // Taken once: nothing is left to adopt, not even the request that went.
-    expect(takeEarlyAsk(socket, plainAsk("first words"))).toBeUndefined();
-    expect(daemon.received).toEqual([{ path: "/v1/ask", body: plainAsk("first words") }]);
+    expect(early.take(socket, plainAsk("first words"))).toBeUndefined();
+    expect(daemon.received).toEqual([
+      { path: "/v1/ask", protocol: String(PROTOCOL_VERSION), body: plainAsk("first words") },
+    ]);
   });
 
   test("the same request is adopted once: its answer is the daemon's", async () => {
     const { env, socket } = home();
     const daemon = standInDaemon(socket, "adopted");
-    await sendPlainAskEarly(["same", "words"], terminal(), env);
-    const responding = takeEarlyAsk(socket, plainAsk("same words"));
+    const early = await sendPlainAskEarly(["same", "words"], terminal(), env);
+    // Another socket is not where it went.
+    expect(early.take(join(socket, "elsewhere"), plainAsk("same words"))).toBeUndefined();
+    const again = await sendPlainAskEarly(["same", "words"], terminal(), env);
+    const responding = again.take(socket, plainAsk("same words"));
     expect(responding).toBeDefined();
     expect(await (await responding!).text()).toContain('"response":"adopted"');
-    expect(takeEarlyAsk(socket, plainAsk("same words"))).toBeUndefined();
-    expect(daemon.received).toHaveLength(1);
+    expect(again.take(socket, plainAsk("same words"))).toBeUndefined();
+    expect(daemon.received).toHaveLength(2);
   });
 
   test("options, `--`, help flags, empty words, a piped stdin and a missing socket send nothing", async () => {
     const { h, env, socket } = home();
     const daemon = standInDaemon(socket, "never");
     for (const argv of [["-c", "more"], ["--", "-x"], ["hi", "-h"], [" "], []]) {
-      await sendPlainAskEarly(argv, terminal(), env);
-      expect(takeEarlyAsk(socket, plainAsk(argv.join(" ")))).toBeUndefined();
+      const early = await sendPlainAskEarly(argv, terminal(), env);
+      expect(early.take(socket, plainAsk(argv.join(" ")))).toBeUndefined();
     }
     // A pipe on stdin (its text joins the question) or no stats from Bun at all.
     const pipe = Promise.resolve({ isCharacterDevice: () => false, isFile: () => false });
     for (const stdio of [[pipe, pipe] as const, undefined]) {
-      await sendPlainAskEarly(["hi"], stdio, env);
-      expect(takeEarlyAsk(socket, plainAsk("hi"))).toBeUndefined();
+      const early = await sendPlainAskEarly(["hi"], stdio, env);
+      expect(early.take(socket, plainAsk("hi"))).toBeUndefined();
     }
     const elsewhere = join(h.home, "no-daemon-here");
-    await sendPlainAskEarly(["hi"], terminal(), { ...env, FERMIX_HOME: elsewhere });
-    expect(takeEarlyAsk(join(elsewhere, "daemon.sock"), plainAsk("hi"))).toBeUndefined();
+    const early = await sendPlainAskEarly(["hi"], terminal(), { ...env, FERMIX_HOME: elsewhere });
+    expect(early.take(join(elsewhere, "daemon.sock"), plainAsk("hi"))).toBeUndefined();
     expect(daemon.received).toHaveLength(0);
+  });
+
+  // ask-early.ts repeats what other modules own, to stay out of the binary's chunks until the send (it says why).
+  test("the facts ask-early.ts repeats are their owners': the socket's path, the protocol header, the request", () => {
+    expect([EARLY_HEADER, EARLY_VERSION]).toEqual([PROTOCOL_HEADER, String(PROTOCOL_VERSION)]);
+    expect(PLAIN_TIMEOUT_MS).toBe(DEFAULT_TIMEOUT_MS);
+    expect(plainRequest(["a", "b"])).toEqual({ text: "a b", cwd: process.cwd(), timeout_ms: DEFAULT_TIMEOUT_MS });
+    const homes: Record<string, string | undefined>[] = [
+      { FERMIX_HOME: "/srv/fx" },
+      { FERMIX_HOME: "/srv/fx", HOME: "/home/ada" },
+      { HOME: "/home/ada" },
+      { FERMIX_HOME: "", HOME: "/home/ada" },
+      { FERMIX_HOME: "/srv/fx/" },
+      { FERMIX_HOME: "/srv//fx" },
+      { FERMIX_HOME: "/srv/./fx" },
+      { FERMIX_HOME: "/srv/../fx" },
+      { FERMIX_HOME: "relative/fx" },
+      { HOME: "/home/ada/" },
+      { HOME: "/" },
+      { FERMIX_HOME: "/" },
+    ];
+    for (const env of homes) {
+      const early = daemonSocket(env);
+      // Where it answers, it is paths.ts's socket; where it does not, the command tree finds the socket.
+      if (early !== undefined)
+        expect({ env, socket: early }).toEqual({ env, socket: fermixPaths(resolveHome(env)).socket });
+    }
+    expect(homes.map(daemonSocket).filter((s) => s !== undefined)).toHaveLength(4);
+    expect(daemonSocket({})).toBeUndefined();
   });
 });
