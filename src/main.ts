@@ -5,13 +5,14 @@
  * pre-rendered help print before any of it, at the floor a compiled program that prints a line costs (issue 31);
  * `ask` walks a tree of its own (src/cli/ask-root.ts).
  *
- * It imports statically only cli/ask-early.ts, which imports nothing at run time and which nothing else imports, so
- * the two are one chunk in the binary. Every other module it would import is shared with other commands and so is a
+ * It imports statically only cli/ask-early.ts and cli/help-fast.ts, which import nothing at run time (but the help
+ * table, on demand) and which nothing else imports, so the three are one chunk in the binary. Every other module it would import is shared with other commands and so is a
  * chunk of its own, which `--version` would load and link: that alone measured +70 page faults (~2 ms on a VM where
  * faults are dear) over the print-a-line floor, and without it `--version` is within 10 faults of it.
  */
 
 import { type EarlyAsk, sendPlainAskEarly } from "./cli/ask-early.ts";
+import { prerenderedHelp } from "./cli/help-fast.ts";
 
 // build.ts defines it; the same as src/version.ts's VERSION, which this file does not import (see above).
 declare const FERMIX_VERSION: string | undefined;
@@ -26,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
   const helpAsked = argv.includes("--help") || argv.includes("-h");
   if (helpAsked) {
     // Help as the build rendered it, before the command tree's code loads (src/cli/help-table.ts).
-    const text = await (await import("./cli/help-fast.ts")).prerenderedHelp(argv);
+    const text = await prerenderedHelp(argv);
     if (text !== undefined) {
       // Written as --version is, without loading the CLI's output queue: nothing else is written in this process.
       console.log(text.endsWith("\n") ? text.slice(0, -1) : text);

@@ -36,6 +36,23 @@ describe("the pre-rendered help", () => {
     expect(await prerenderedHelp(["ask", "what", "is", "--help"])).toBeUndefined();
     expect(await prerenderedHelp(["constructor", "--help"])).toBeUndefined();
     expect(asksForHelp(["ask", "--", "--help"])).toBe(false);
+    expect(await prerenderedHelp(["ask", "--", "--help"])).toBeUndefined();
+  });
+
+  // help-fast.ts reads help flags itself, to stay in the entry's chunk (it says why): the same reading as the tree's.
+  test("asks for help exactly when help-request.ts says the arguments do", async () => {
+    const cases = [
+      ["ask", "--help"],
+      ["-h"],
+      ["ask", "--", "-h"],
+      ["--", "--help"],
+      ["ask", "x"],
+      [],
+      ["plugins", "-h", "--"],
+    ];
+    for (const argv of cases) {
+      expect({ argv, help: (await prerenderedHelp(argv)) !== undefined }).toEqual({ argv, help: asksForHelp(argv) });
+    }
   });
 
   test("the long way prints the same text for the cases the table leaves to it", async () => {
