@@ -5,14 +5,15 @@
  * pre-rendered help print before any of it, at the floor a compiled program that prints a line costs (issue 31);
  * `ask` walks a tree of its own (src/cli/ask-root.ts).
  *
- * It imports statically only cli/ask-early.ts and cli/help-fast.ts, which import nothing at run time (but the help
- * table, on demand) and which nothing else imports, so the three are one chunk in the binary. Every other module it would import is shared with other commands and so is a
+ * It imports statically only cli/ask-early.ts, cli/help-fast.ts and runtime/entry-probes.ts, which import nothing at
+ * run time (but the help table, on demand) and which nothing else imports, so they are one chunk in the binary. Every other module it would import is shared with other commands and so is a
  * chunk of its own, which `--version` would load and link: that alone measured +70 page faults (~2 ms on a VM where
  * faults are dear) over the print-a-line floor, and without it `--version` is within 10 faults of it.
  */
 
 import { type EarlyAsk, sendPlainAskEarly } from "./cli/ask-early.ts";
 import { prerenderedHelp } from "./cli/help-fast.ts";
+import { startStdioStats } from "./runtime/entry-probes.ts";
 
 // build.ts defines it; the same as src/version.ts's VERSION, which this file does not import (see above).
 declare const FERMIX_VERSION: string | undefined;
@@ -39,10 +40,8 @@ async function main(argv: string[]): Promise<number> {
   // the build did not render is drawn from ask's declaration alone, without any of this.
   let early: EarlyAsk | undefined;
   if (verb === "ask" && !helpAsked) {
-    // Bun answers a process's first stat from its thread pool only after ~4 ms (its threads start): asked first,
-    // stdin's and stdout's kinds arrive while ask's code loads (cli/stdio-probe.ts memoises them for all of ask).
-    const stdio = typeof Bun === "undefined" ? undefined : ([statOf(0), statOf(1)] as const);
-    early = await sendPlainAskEarly(argv.slice(1), stdio, process.env);
+    // Asked first, stdin's and stdout's kinds arrive while ask's code loads (cli/stdio-probe.ts reads them).
+    early = await sendPlainAskEarly(argv.slice(1), startStdioStats(), process.env);
   }
   const [{ runCli }, root] = await Promise.all([
     import("./cli/dispatch.ts"),
@@ -56,13 +55,6 @@ async function main(argv: string[]): Promise<number> {
     const { reportError } = await import("./cli/exit.ts");
     return reportError(err);
   }
-}
-
-/** A descriptor's stat, asked of Bun now; a closed one's failure is its reader's (cli/stdio-probe.ts: "closed"). */
-function statOf(fd: 0 | 1): Promise<import("node:fs").Stats> {
-  const stat = Bun.file(fd).stat();
-  stat.catch(() => {});
-  return stat;
 }
 
 // Imported it does nothing; run, it is the CLI. Long-running verbs return when

@@ -1,5 +1,5 @@
 import type { AskRequest } from "../protocol/ask-schemas.ts";
-import type { DescriptorStat } from "../runtime/files.ts";
+import { type EntryStat, nothingAt } from "../runtime/entry-probes.ts";
 
 /*
  * The plainest ask, `fermix ask some words` with a daemon up, sent before the command tree loads (issue 31). Parsing
@@ -9,9 +9,10 @@ import type { DescriptorStat } from "../runtime/files.ts";
  * `deliver` adopts the request when the one it built is the same, so the printing, the errors and the exit codes are
  * its own.
  *
- * This file imports nothing at run time and only src/main.ts imports it, so it is part of the entry's own chunk in the
- * binary: the first chunk a process loads on demand costs ~35 page faults and every one after ~10-15 (~25 µs each on
- * the VMs we measure on), ~85 before the send when this file used paths.ts, the protocol's version and ask-client.ts.
+ * It imports only runtime/entry-probes.ts (which imports nothing) and only src/main.ts imports it, so it is part of
+ * the entry's own chunk in the binary: the first chunk a process loads on demand costs ~35 page faults and every one
+ * after ~10-15 (~25 µs each on the VMs we measure on), ~85 before the send when this file used paths.ts, the
+ * protocol's version and ask-client.ts.
  * So it repeats three facts those own, each held equal to its owner by test/cli/ask-early.test.ts: where the daemon's
  * socket is (config/paths.ts), the protocol header (protocol/protocol-version.ts), and how an ask is posted
  * (protocol/ask-client.ts's sendAsk).
@@ -20,8 +21,8 @@ import type { DescriptorStat } from "../runtime/files.ts";
 /** `--timeout`'s default: how long an ask waits for its answer. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** Stdin's and stdout's stats, asked of Bun by src/main.ts before any of ask's code loaded. */
-export type StdioStats = readonly [Promise<DescriptorStat>, Promise<DescriptorStat>];
+/** Stdin's and stdout's stats, asked of the runtime by src/main.ts before any of ask's code loaded. */
+export type StdioStats = readonly [Promise<EntryStat>, Promise<EntryStat>];
 
 /** What src/main.ts hands to ask's run (through the dispatcher's RunData). */
 export type EarlyAsk = {
@@ -40,7 +41,7 @@ type Sent = { socket: string; body: string; responding: Promise<Response>; abort
  * Sends the request `fermix ask <argv…>` builds, now, when that request is certain from the words alone: no option
  * (every word is taken as it is), a socket at the daemon's path, and a stdin with nothing to add (a terminal,
  * /dev/null or closed: a pipe or a file would be read into the question). Anything else is left to the command tree.
- * Bun only: `stdio` is what main.ts asked of it.
+ * Bun only: `stdio` is what main.ts asked of it (runtime/entry-probes.ts).
  */
 export async function sendPlainAskEarly(
   argv: readonly string[],
@@ -68,8 +69,7 @@ async function sendIfDaemon(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Sent | undefined> {
   const socket = daemonSocket(env);
-  // Bun sizes a socket as Infinity and a missing path as 0 (ask-run.ts: nothingAtSocket).
-  if (socket === undefined || Bun.file(socket).size === 0) return undefined;
+  if (socket === undefined || nothingAt(socket)) return undefined;
   // A closed stdin (its stat fails) has nothing to add either (cli/stdio-probe.ts: "closed").
   if (
     !(await stdio[0].then(

@@ -1,16 +1,18 @@
+import { entryOnBun } from "../runtime/entry-probes.ts";
+
 /**
  * The pre-rendered help (src/cli/help-table.ts) when the arguments are only command words and `--help`/`-h`
  * (`fermix plugins list --help`); undefined for anything the command tree must walk to understand (options, an
  * alias, words that are a command's arguments), which src/cli/dispatch.ts then renders the long way, to the same text.
  * Deno has no macros: under Deno the table does not exist and help always goes the long way.
  *
- * It imports nothing at run time but the table, and only src/main.ts imports it, so in the binary it is part of the
+ * It imports only runtime/entry-probes.ts and, on demand, the table, and only src/main.ts imports it, so in the binary it is part of the
  * entry's chunk (as cli/ask-early.ts is): help-request.ts and runtime/host.ts were two chunks loaded before the table,
  * ~25 page faults of `ask --help`'s. So it reads `--help` before `--` as help-request.ts does (test/cli/help-table.test.ts
  * holds the two equal).
  */
 export async function prerenderedHelp(argv: readonly string[]): Promise<string | undefined> {
-  if (typeof Bun === "undefined") return undefined;
+  if (!entryOnBun()) return undefined;
   const end = argv.indexOf("--");
   const options = end < 0 ? argv : argv.slice(0, end);
   const words = options.filter((arg) => arg !== "--help" && arg !== "-h");
