@@ -1,5 +1,6 @@
 import type { AskRequest } from "../protocol/ask-schemas.ts";
-import { type EntryStat, nothingAt } from "../runtime/entry-probes.ts";
+import { nothingAt } from "../runtime/entry-probes.ts";
+import type { DescriptorStat } from "../runtime/files.ts";
 
 /*
  * The plainest ask, `fermix ask some words` with a daemon up, sent before the command tree loads (issue 31). Parsing
@@ -15,14 +16,14 @@ import { type EntryStat, nothingAt } from "../runtime/entry-probes.ts";
  * protocol's version and ask-client.ts.
  * So it repeats three facts those own, each held equal to its owner by test/cli/ask-early.test.ts: where the daemon's
  * socket is (config/paths.ts), the protocol header (protocol/protocol-version.ts), and how an ask is posted
- * (protocol/ask-client.ts's sendAsk).
+ * (protocol/ask-client.ts's askOverSocket).
  */
 
 /** `--timeout`'s default: how long an ask waits for its answer. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
 /** Stdin's and stdout's stats, asked of the runtime by src/main.ts before any of ask's code loaded. */
-export type StdioStats = readonly [Promise<EntryStat>, Promise<EntryStat>];
+export type StdioStats = readonly [Promise<DescriptorStat>, Promise<DescriptorStat>];
 
 /** What src/main.ts hands to ask's run (through the dispatcher's RunData). */
 export type EarlyAsk = {

@@ -14,20 +14,17 @@ export type AskCallbacks = {
  * load while the daemon works on the turn, when the client would otherwise wait (issue 31).
  */
 export async function askOverSocket(send: SocketSend, request: AskRequest, opts: AskCallbacks = {}): Promise<AskDone> {
-  return readAsk(sendAsk(send, request, opts.signal), opts);
-}
-
-/** The request alone: the daemon's answer, a stream, when it arrives (src/cli/ask-early.ts sends it this way). */
-export function sendAsk(send: SocketSend, request: AskRequest, signal?: AbortSignal): Promise<Response> {
-  return send("/v1/ask", {
+  // src/cli/ask-early.ts posts the same request itself (it says why).
+  const responding = send("/v1/ask", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
     body: JSON.stringify(request),
-    signal,
+    signal: opts.signal,
   });
+  return readAsk(responding, opts);
 }
 
-/** The answer to a request `sendAsk` sent, read to its end. */
+/** The daemon's answer to an ask already sent, read to its end. */
 export async function readAsk(responding: Promise<Response>, opts: AskCallbacks = {}): Promise<AskDone> {
   const [{ readAskAnswer }, response] = await Promise.all([import("./ask-answer.ts"), responding]);
   return readAskAnswer(response, opts);

@@ -1,11 +1,11 @@
+import type { DescriptorStat } from "./files.ts";
+
 /**
  * What src/main.ts asks of the runtime before any chunk of the binary loads on demand (issue 31). It imports nothing
- * and only the entry's own modules import it (main.ts, cli/ask-early.ts, cli/help-fast.ts), so in the binary it is part
- * of the entry's chunk; host.ts and files.ts answer the same questions for everything else, a chunk away.
+ * at run time and only the entry's own modules import it (main.ts, cli/ask-early.ts, cli/help-fast.ts), so in the
+ * binary it is part of the entry's chunk; host.ts and files.ts answer the same questions for everything else, a
+ * chunk away.
  */
-
-/** A descriptor's stat as the entry reads it. */
-export type EntryStat = { isCharacterDevice(): boolean; isFile(): boolean };
 
 /** host.ts's `onBun`. */
 export function entryOnBun(): boolean {
@@ -17,7 +17,7 @@ export function entryOnBun(): boolean {
  * then overlaps the entry's other work. A closed descriptor's failure is its reader's (cli/stdio-probe.ts: "closed").
  * Undefined under Deno.
  */
-export function startStdioStats(): readonly [Promise<EntryStat>, Promise<EntryStat>] | undefined {
+export function startStdioStats(): readonly [Promise<DescriptorStat>, Promise<DescriptorStat>] | undefined {
   if (!entryOnBun()) return undefined;
   const statOf = (fd: 0 | 1) => {
     const stat = Bun.file(fd).stat();
