@@ -1,6 +1,7 @@
 import type { CliResult } from "../plugins/settings/cli.ts";
 import { tellDaemonToReload } from "./_plugins-live.ts";
-import { EXIT, jsonEnvelope } from "./exit.ts";
+import { EXIT } from "./exit.ts";
+import { jsonEnvelope } from "./json-envelope.ts";
 import { writeErr, writeOut } from "./output.ts";
 
 /** The arguments every `fermix plugins …` verb shares. */

@@ -1,7 +1,6 @@
 import { type Env, processEnv } from "../config/env.ts";
 import { fermixPaths, resolveHome } from "../config/paths.ts";
 import { FermixError } from "../error.ts";
-import { redact } from "../observability/redact.ts";
 import type { AskDone } from "../protocol/ask-answer-schemas.ts";
 import { askOverSocket, readAsk } from "../protocol/ask-client.ts";
 import type { AskRequest } from "../protocol/ask-schemas.ts";
@@ -86,6 +85,8 @@ export async function runAsk(args: ParsedArgs, early?: EarlyAsk): Promise<number
     return code;
   } catch (err) {
     const error = asFermixError(err);
+    // Loaded with the first error, as cli/exit.ts's reportError loads it.
+    const { redact } = await import("../observability/redact.ts");
     if (printed) await writeOut("\n");
     if (json) {
       const shown = error.code === NOT_RUNNING ? NOT_RUNNING : redact(error.message);

@@ -1,5 +1,4 @@
 import type { AskDone, AskRequest } from "../protocol/schemas.ts";
-import { extractCodeBlock } from "./_ask-extract.ts";
 import { NO_USAGE, usageLine } from "./_ask-usage.ts";
 import type { ParsedArgs } from "./args.ts";
 import { EXIT, UsageError } from "./exit.ts";
@@ -64,6 +63,8 @@ export async function printAfterAnswer(
 ): Promise<number> {
   let code: number = EXIT.ok;
   if (opts.extract) {
+    // Loaded for -x alone: every module is a chunk a plain ask would load after its answer (issue 31).
+    const { extractCodeBlock } = await import("./_ask-extract.ts");
     const block = extractCodeBlock(done.response, opts.extract);
     if (block === undefined) {
       await writeErr("fermix: the answer has no fenced code block to extract; nothing printed\n");

@@ -7,7 +7,8 @@ import { spawn, which } from "../runtime/processes.ts";
 import type { ParsedArgs } from "./args.ts";
 import { defineCommand } from "./command.ts";
 import { ifDaemonRuns } from "./daemon-client.ts";
-import { EXIT, jsonEnvelope, UsageError } from "./exit.ts";
+import { EXIT, UsageError } from "./exit.ts";
+import { jsonEnvelope } from "./json-envelope.ts";
 import { writeErr, writeOut } from "./output.ts";
 
 const PROVIDER = {

@@ -1,6 +1,7 @@
 import { processEnv } from "../config/env.ts";
 import { defineCommand } from "./command.ts";
-import { EXIT, jsonEnvelope, UsageError } from "./exit.ts";
+import { EXIT, UsageError } from "./exit.ts";
+import { jsonEnvelope } from "./json-envelope.ts";
 import { writeOut } from "./output.ts";
 
 export default defineCommand({

@@ -1,5 +1,4 @@
 import { FermixError, isFermixError } from "../error.ts";
-import { redact } from "../observability/redact.ts";
 import { writeErr } from "./output.ts";
 
 /**
@@ -37,6 +36,8 @@ export function asFermixError(err: unknown): FermixError {
 /** `fermix: <reason>` on stderr, secrets redacted, and the exit code for it. */
 export async function reportError(err: unknown): Promise<number> {
   const error = asFermixError(err);
+  // The redactor (and the secrets it knows) loads with the first error: a run that succeeds never needs it.
+  const { redact } = await import("../observability/redact.ts");
   await writeErr(`fermix: ${redact(error.message)}\n`);
   // The dispatcher names the command a usage error came from, so the hint points at that command's help.
   if (error.code === "usage") {
@@ -44,14 +45,4 @@ export async function reportError(err: unknown): Promise<number> {
     await writeErr(`Run \`fermix ${command}--help\` for usage.\n`);
   }
   return exitCodeFor(error);
-}
-
-/** The typed envelope newer verbs print with --json. */
-export function jsonEnvelope(result: { ok: true; result: unknown } | { ok: false; error: FermixError }): string {
-  if (result.ok) return JSON.stringify({ schema_version: 1, ok: true, result: result.result });
-  return JSON.stringify({
-    schema_version: 1,
-    ok: false,
-    error: { code: result.error.code, sentence: redact(result.error.message) },
-  });
 }

@@ -1,4 +1,5 @@
-import { asFermixError, EXIT, exitCodeFor, jsonEnvelope, reportError } from "./exit.ts";
+import { asFermixError, EXIT, exitCodeFor, reportError } from "./exit.ts";
+import { jsonEnvelope } from "./json-envelope.ts";
 import { writeOut } from "./output.ts";
 
 /**

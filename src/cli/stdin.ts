@@ -1,4 +1,3 @@
-import { stdinStream } from "../runtime/stdio.ts";
 import { UsageError } from "./exit.ts";
 import { probeDescriptor } from "./stdio-probe.ts";
 
@@ -35,7 +34,8 @@ export async function readStdin(
   const kind = fd0 === "character" ? "tty" : fd0;
   if (kind === "tty" && mode !== "wait") return undefined;
 
-  const reader = stdinStream().getReader();
+  // Loaded only when there is something to read: a plain ask from a terminal never loads it (issue 31).
+  const reader = (await import("../runtime/stdio.ts")).stdinStream().getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   const take = (chunk: Uint8Array) => {

@@ -1,5 +1,4 @@
 import { FermixError } from "../error.ts";
-import { unixFetch } from "../runtime/http.ts";
 import { PROTOCOL_HEADER, PROTOCOL_VERSION } from "./protocol-version.ts";
 
 /** Raised when nothing answers on the socket; the CLI maps it to exit 3. */
@@ -14,15 +13,18 @@ export type SocketSend = (path: string, init?: RequestInit) => Promise<Response>
  * (protocol/error-answer.ts), so `fermix ask` sends its request without any.
  */
 export function socketSender(socketPath: string): SocketSend {
-  const socketFetch = unixFetch(socketPath);
-  return (path, init = {}) =>
-    answerFrom(
+  // runtime/http.ts loads with the first request: an ask src/cli/ask-early.ts already sent never needs it.
+  let socketFetch: ReturnType<typeof import("../runtime/http.ts").unixFetch> | undefined;
+  return async (path, init = {}) => {
+    socketFetch ??= (await import("../runtime/http.ts")).unixFetch(socketPath);
+    return answerFrom(
       socketPath,
       socketFetch(`http://fermix${path}`, {
         ...init,
         headers: { [PROTOCOL_HEADER]: String(PROTOCOL_VERSION), ...(init.headers as Record<string, string>) },
       }),
     );
+  };
 }
 
 /**
