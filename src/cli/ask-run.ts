@@ -8,7 +8,6 @@ import { answerFrom, NOT_RUNNING, socketSender } from "../protocol/socket-send.t
 import { fileSizeSync } from "../runtime/files.ts";
 import { onBun } from "../runtime/host.ts";
 import type { JsonSchema } from "../schema/concise.ts";
-import { NO_USAGE } from "./_ask-usage.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { EarlyAsk } from "./ask-early.ts";
 import { attachesStdin, extractWanted, printAfterAnswer, scriptFields } from "./ask-script.ts";
@@ -73,7 +72,7 @@ export async function runAsk(args: ParsedArgs, early?: EarlyAsk): Promise<number
     const done = await deliver(draft, route, { onText, onNotice });
     if (json) {
       const truncated = done.truncated ? { truncated: true } : {};
-      const usage = { usage: done.usage ?? NO_USAGE };
+      const usage = { usage: done.usage ?? (await import("./_ask-usage.ts")).NO_USAGE };
       const out = { status: "ok", response: done.response, session_id: done.session_id, ...truncated, ...usage };
       await writeOut(`${JSON.stringify(out)}\n`);
     } else if (streaming && printed) await writeOut("\n");

@@ -1,5 +1,4 @@
 import type { AskDone, AskRequest } from "../protocol/schemas.ts";
-import { NO_USAGE, usageLine } from "./_ask-usage.ts";
 import type { ParsedArgs } from "./args.ts";
 import { EXIT, UsageError } from "./exit.ts";
 import { writeErr, writeOut } from "./output.ts";
@@ -63,7 +62,7 @@ export async function printAfterAnswer(
 ): Promise<number> {
   let code: number = EXIT.ok;
   if (opts.extract) {
-    // Loaded for -x alone: every module is a chunk a plain ask would load after its answer (issue 31).
+    // Loaded for -x alone (and -u's for -u): every module is a chunk a plain ask would load after its answer (issue 31).
     const { extractCodeBlock } = await import("./_ask-extract.ts");
     const block = extractCodeBlock(done.response, opts.extract);
     if (block === undefined) {
@@ -71,6 +70,9 @@ export async function printAfterAnswer(
       code = EXIT.error;
     } else await writeOut(`${block}\n`);
   }
-  if (opts.usage) await writeErr(`${usageLine(done.usage ?? NO_USAGE)}\n`);
+  if (opts.usage) {
+    const { NO_USAGE, usageLine } = await import("./_ask-usage.ts");
+    await writeErr(`${usageLine(done.usage ?? NO_USAGE)}\n`);
+  }
   return code;
 }
