@@ -49,7 +49,8 @@ export type SkillCatalog = {
   view(name: string, file?: string): Promise<{ skill: Skill; file?: string; text: string }>;
 };
 
-type Entry = { skill: Skill; folder: SkillFolder; fingerprint: string };
+/** A skill as one scan found it; `text` is its SKILL.md as read, which a later scan compares (see `sameSkill`). */
+type Entry = { skill: Skill; folder: SkillFolder; text: string };
 type State = { entries: Map<string, Entry>; errors: SkillLoadError[] };
 
 /**
@@ -184,9 +185,7 @@ async function readFolder(folder: SkillFolder, errors: SkillLoadError[]): Promis
   const trust: Trust = folder.source === "plugin" ? "guest" : "operator";
   const skill: Skill = { ...doc, source: folder.source, trust, file, references };
   if (folder.plugin) skill.plugin = folder.plugin;
-  // The reference list is part of the fingerprint; reference contents are read fresh on every view anyway.
-  const fingerprint = JSON.stringify([folder.source, folder.location, text, references]);
-  return { skill, folder, fingerprint };
+  return { skill, folder, text };
 }
 
 function diff(before: State, after: State): SkillDiff {
@@ -195,7 +194,7 @@ function diff(before: State, after: State): SkillDiff {
   for (const [name, entry] of after.entries) {
     const old = before.entries.get(name);
     if (!old) added.push(name);
-    else if (old.fingerprint !== entry.fingerprint) changed.push(name);
+    else if (!sameSkill(old, entry)) changed.push(name);
   }
   const removed = [...before.entries.keys()].filter((name) => !after.entries.has(name));
   return { added, removed, changed, errors: after.errors };
@@ -203,4 +202,20 @@ function diff(before: State, after: State): SkillDiff {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Whether a skill is unchanged between two scans: the same place, SKILL.md and list of reference files (their
+ * contents are read fresh on every view anyway). Compared field by field rather than as one serialised
+ * fingerprint, which copied the whole SKILL.md on every scan (issue 31).
+ */
+function sameSkill(a: Entry, b: Entry): boolean {
+  const [x, y] = [a.skill.references, b.skill.references];
+  return (
+    a.folder.source === b.folder.source &&
+    a.folder.location === b.folder.location &&
+    a.text === b.text &&
+    x.length === y.length &&
+    x.every((file, i) => file === y[i])
+  );
 }

@@ -26,12 +26,12 @@ export type FrontMatterSplit =
 const KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?:\s+(.*))?$/;
 
 export function splitFrontMatter(text: string): FrontMatterSplit {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  const { lines, body } = cutAtFrontMatter(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   if (lines[0]?.trim() !== "---") {
     return { ok: false, reason: "it must start with a `---` line, then the front matter, then another `---` line" };
   }
-  const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-  if (end < 0) return { ok: false, reason: "the front matter has no closing `---` line" };
+  if (body === undefined) return { ok: false, reason: "the front matter has no closing `---` line" };
+  const end = lines.length - 1;
 
   const fields: FrontMatter = {};
   for (let i = 1; i < end; i++) {
@@ -48,7 +48,30 @@ export function splitFrontMatter(text: string): FrontMatterSplit {
     if (!value.ok) return { ok: false, field: key, reason: `line ${lineNo}: ${value.reason}` };
     fields[key] = value.value;
   }
-  return { ok: true, fields, body: lines.slice(end + 1).join("\n") };
+  return { ok: true, fields, body };
+}
+
+/**
+ * The lines (split at \n or \r\n) up to and including the front matter's closing `---` line, and the text after
+ * that line with its line ends made \n; `body` is undefined when no closing line comes. Only the head is cut into
+ * lines: a body runs to tens of kilobytes (the bundled skill's is 24 KB), and every in-process ask reads it, where
+ * each string allocated is fresh memory the process faults in (issue 31).
+ */
+function cutAtFrontMatter(text: string): { lines: string[]; body?: string } {
+  const lines: string[] = [];
+  let at = 0;
+  for (;;) {
+    const newline = text.indexOf("\n", at);
+    const stop = newline < 0 ? text.length : newline;
+    const line = text.slice(at, newline > at && text[newline - 1] === "\r" ? newline - 1 : stop);
+    lines.push(line);
+    if (lines.length > 1 && line.trim() === "---") {
+      const rest = newline < 0 ? "" : text.slice(newline + 1);
+      return { lines, body: rest.includes("\r\n") ? rest.replaceAll("\r\n", "\n") : rest };
+    }
+    if (newline < 0 || (lines.length === 1 && line.trim() !== "---")) return { lines };
+    at = newline + 1;
+  }
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };

@@ -5,6 +5,7 @@ import { renderFrontMatter, splitFrontMatter } from "./front-matter.ts";
 /** A skill's name: also its folder's name, so it must be safe as one. */
 export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+const LEADING_BLANK_LINES = /^\s*\n/;
 
 export const SkillInvalid = defineError<{ file: string; field?: string }>("skill_invalid");
 
@@ -82,7 +83,9 @@ export function parseSkill(text: string, where: { file: string; folder: string }
       field: "name",
     });
   }
-  const body = split.body.replace(/^\s*\n/, "").trimEnd();
+  // Sliced, not replaced: a body of tens of kilobytes is not copied (issue 31).
+  const blank = LEADING_BLANK_LINES.exec(split.body);
+  const body = (blank ? split.body.slice(blank[0].length) : split.body).trimEnd();
   if (!body.trim()) throw SkillInvalid(`${file}: the body after the front matter is empty`, { file, field: "body" });
   return { name: meta.name, description: meta.description, allowedTools: meta.allowed_tools, body };
 }
