@@ -17,6 +17,11 @@ export type TurnOpening = {
   job: boolean;
   /** Lines for the person waiting (a CLI's stderr), not for the model. */
   onNotice?: (text: string) => void;
+  /**
+   * The caller made this conversation's key for this turn (a fresh session id): nothing can be waiting for it, so a
+   * part that shows a conversation's waiting results need not look (nor open memory.db before the model call).
+   */
+  newConversation?: true;
 };
 
 /** What one part adds to a turn; every member optional. */

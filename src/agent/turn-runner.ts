@@ -12,7 +12,7 @@ import { skillsIndex } from "../skills/prompt-index.ts";
 import type { PluginSkills } from "../skills/sources.ts";
 import type { Budget } from "../usage/budget-contract.ts";
 import { runTurn, type TurnDeps, type TurnInput, type TurnResult } from "./turn.ts";
-import type { TurnAddition, TurnSource } from "./turn-addition.ts";
+import type { TurnAddition, TurnOpening, TurnSource } from "./turn-addition.ts";
 import type { TurnEvents } from "./turn-events.ts";
 
 export type CallerTurn = TurnInput & { caller: Caller };
@@ -20,7 +20,7 @@ export type CallerTurn = TurnInput & { caller: Caller };
 /** Everything a turn is run with: the agent's own deps, and the parts that join a turn (in list order). */
 export type TurnRunnerDeps = Omit<
   TurnDeps,
-  "routes" | "skillsIndex" | "unknownToolHint" | "extraTools" | "deferTools"
+  "routes" | "skillsIndex" | "unknownToolHint" | "extraTools" | "deferTools" | "beforeCommit"
 > & {
   /** config.toml as it is now. */
   config: () => Config;
@@ -108,7 +108,10 @@ function createAgentTurn(deps: TurnRunnerDeps): (input: CallerTurn) => Promise<T
     const turnRoutes = input.job?.routes ?? deps.routes(input.choice ?? {});
     deps.prepareHome();
     const config = deps.config();
-    const opening = { key: input.key, caller: input.caller, config, job: !!input.job, onNotice: input.onNotice };
+    const opening: TurnOpening = {
+      ...{ key: input.key, caller: input.caller, config, job: !!input.job, onNotice: input.onNotice },
+      ...(input.newConversation ? { newConversation: true } : {}),
+    };
     const additions: TurnAddition[] = [];
     for (const source of deps.sources) {
       const added = await source(opening);
@@ -123,8 +126,11 @@ function createAgentTurn(deps: TurnRunnerDeps): (input: CallerTurn) => Promise<T
       offeredSkillsKey = key;
     }
     const { skills: known } = await deps.skills.load();
-    // The "owner" recall scope covers the conversations the owner spoke in.
-    deps.memory.noteConversation(input.key, input.caller.trust);
+    // The "owner" recall scope covers the conversations the owner spoke in. One begun by this turn has no message
+    // to find before its first commit: it is noted just before that, so that nothing before the model call needs
+    // memory.db (a one-shot ask's request goes out before it opens the database, issue 31).
+    const noteConversation = () => deps.memory.noteConversation(input.key, input.caller.trust);
+    if (!input.newConversation) noteConversation();
     // The owner hears of a budget at 80 % on the surface they use: before this turn (a job's or a guest's calls
     // crossed it) or after it (this turn did).
     const budgetNotices = () => {
@@ -134,6 +140,7 @@ function createAgentTurn(deps: TurnRunnerDeps): (input: CallerTurn) => Promise<T
     budgetNotices();
     const result = await runTurn(input, {
       ...deps,
+      ...(input.newConversation ? { beforeCommit: noteConversation } : {}),
       routes: () => turnRoutes,
       skillsIndex: (surface) =>
         [skillsIndex(known, surface), ...additions.map((a) => a.promptSection?.())].filter(Boolean).join("\n\n"),

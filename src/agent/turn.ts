@@ -144,6 +144,8 @@ export type TurnDeps = {
   onToolExecution?: (execution: ToolExecution & { conversation: ConversationKey }) => void;
   /** The owner's budgets ([fermix_core.budget]), asked before every model call; absent, nothing is limited. */
   budget?: Pick<Budget, "guard">;
+  /** Done just before the turn's messages are committed; one that throws leaves the conversation as it was. */
+  beforeCommit?: () => void;
 };
 
 /**
@@ -290,6 +292,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     const turnId = newId("turn", 6);
     // History keeps a placeholder for each picture: the bytes went to the model in this turn only.
     const stored = [withMediaPlaceholders(user), ...result.added, ...(marker ? [marker] : [])];
+    deps.beforeCommit?.();
     deps.store.commitTurn(input.key, stored, {
       turnId,
       provider: result.provider,

@@ -47,10 +47,11 @@ export const harnessSubsystem = defineSubsystem({
   stop: (harness) => harness.stop(),
   // Its tools join operator turns once approved (src/harness/gate.ts); its waiting results are shown before a
   // conversation's next turn, like job answers. Neither approved nor any result waiting: its code stays unloaded.
+  // A conversation begun by this turn started no run yet.
   joinsTurn: (opening: TurnOpening, deps, loaded) =>
     loaded ||
     opening.config.fermix_core?.harness?.approved === true ||
-    (!opening.job && !!opening.onNotice && hasPendingHarnessResults(deps.db())),
+    (!opening.job && !!opening.onNotice && !opening.newConversation && hasPendingHarnessResults(deps.db())),
   turn: async (harness, opening: TurnOpening): Promise<TurnAddition | undefined> => {
     const tools = opening.caller.trust === "operator" ? await harness.tools(opening.config) : undefined;
     if (!opening.job) await harness.showPending(opening);

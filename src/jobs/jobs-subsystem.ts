@@ -71,8 +71,9 @@ export const jobsSubsystem = defineSubsystem({
   startFailed: (err, deps) => deps.log.withTag("jobs").error(`scheduled jobs are not running: ${err.message}`),
   stop: (service) => service.stop(),
   // Answers of jobs this conversation created (origin delivery), shown before its next turn; one indexed look
-  // first, since most turns have none waiting.
-  joinsTurn: (opening: TurnOpening, deps) => !opening.job && !!opening.onNotice && hasPendingDeliveries(deps.db()),
+  // first, since most turns have none waiting. A conversation begun by this turn created no job yet.
+  joinsTurn: (opening: TurnOpening, deps) =>
+    !opening.job && !!opening.onNotice && !opening.newConversation && hasPendingDeliveries(deps.db()),
   turn: async (service, opening: TurnOpening) => {
     const { deliveryMessage } = await import("./job-runner.ts");
     for (const { job, run } of service.store.pendingDeliveries(opening.key)) {

@@ -91,6 +91,25 @@ describe("a turn", () => {
     expect(store.history(key)).toHaveLength(2);
   });
 
+  test("its step before the commit runs once the answer is in; one that throws leaves nothing stored", async () => {
+    const { store, deps } = setup({ openai: [text("hello"), text("again")] });
+    const seen: number[] = [];
+    await runTurn({ key, text: "hi" }, { ...deps, beforeCommit: () => seen.push(store.history(key).length) });
+    expect(seen).toEqual([0]);
+    const refused = new Error("memory.db is read-only");
+    const failing = runTurn(
+      { key, text: "more" },
+      {
+        ...deps,
+        beforeCommit: () => {
+          throw refused;
+        },
+      },
+    );
+    await expect(failing).rejects.toBe(refused);
+    expect(store.history(key)).toHaveLength(2);
+  });
+
   test("an empty completion becomes an honest try-again error and commits nothing", async () => {
     const { store, deps } = setup({ openai: [[{ type: "done", stopReason: "stop" }]] });
     await expect(runTurn({ key, text: "hello?" }, deps)).rejects.toMatchObject({
