@@ -4,6 +4,7 @@ import { traceFailovers } from "./agent/failover-traces.ts";
 import { collectWhenIdle } from "./agent/idle-collection.ts";
 import { reviewAfterTurns } from "./agent/memory-review-subsystem.ts";
 import { readPromptFiles, reconcileAgentName, seedPromptFiles } from "./agent/prompt-files.ts";
+import { createPromptFilesReader } from "./agent/prompt-files-reader.ts";
 import type { ToolEnvironment } from "./agent/turn.ts";
 import type { TurnEvents } from "./agent/turn-events.ts";
 import { logTurns } from "./agent/turn-log.ts";
@@ -154,7 +155,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     config: liveConfig,
     timezone: personalization?.timezone ?? "America/New_York",
     owner: { userName: personalization?.user_name, communicationStyle: personalization?.communication_style },
-    promptFiles: () => readPromptFiles(paths),
+    // A daemon's turns re-read a file only when its stat moved; a one-shot ask reads each once, with no stat first.
+    promptFiles: role === "daemon" ? createPromptFilesReader(paths) : () => readPromptFiles(paths),
     ...{ compactionThreshold: compaction?.threshold, budget: appBudget({ db, config: liveConfig, now, paths }) },
     sources: turnSources(parts, commandProfilesSource),
     offerPluginSkills: (offered) => {

@@ -8,9 +8,9 @@ import type { MemoryStore } from "../memory/memories-contract.ts";
 import type { ConversationKey } from "../memory/messages-contract.ts";
 import type { Observers } from "../observability/observers.ts";
 import type { SkillCatalog } from "../skills/catalog.ts";
-import { skillsIndex } from "../skills/prompt-index.ts";
 import type { PluginSkills } from "../skills/sources.ts";
 import type { Budget } from "../usage/budget-contract.ts";
+import { skillsIndexReusing } from "./prompt-reuse.ts";
 import { runTurn, type TurnDeps, type TurnInput, type TurnResult } from "./turn.ts";
 import type { TurnAddition, TurnOpening, TurnSource } from "./turn-addition.ts";
 import type { TurnEvents } from "./turn-events.ts";
@@ -143,7 +143,7 @@ function createAgentTurn(deps: TurnRunnerDeps): (input: CallerTurn) => Promise<T
       ...(input.newConversation ? { beforeCommit: noteConversation } : {}),
       routes: () => turnRoutes,
       skillsIndex: (surface) =>
-        [skillsIndex(known, surface), ...additions.map((a) => a.promptSection?.())].filter(Boolean).join("\n\n"),
+        [skillsIndexReusing(known, surface), ...additions.map((a) => a.promptSection?.())].filter(Boolean).join("\n\n"),
       unknownToolHint: async (name) => {
         for (const a of additions) {
           const hint = await a.unknownToolHint?.(name);

@@ -20,8 +20,9 @@ import { conversationScope, scopedRouter } from "../usage/meter.ts";
 import { channelActionMarker } from "./channel-marker.ts";
 import { conversationTokens, DEFAULT_THRESHOLD } from "./compaction.ts";
 import { failureToError, TurnCancelled, TurnTimedOut } from "./failure-error.ts";
-import { buildSystemPrompt, type OwnerProfile } from "./prompt.ts";
+import type { OwnerProfile } from "./prompt.ts";
 import type { PromptFiles } from "./prompt-files.ts";
+import { buildSystemPromptReusing } from "./prompt-reuse.ts";
 import { profileAddendum, type RunProfile } from "./run-profile.ts";
 import { estimateTokens } from "./token-estimate.ts";
 import { runToolLoop, type ToolExecution } from "./tool-loop.ts";
@@ -184,7 +185,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       isDeferrable: deferrable,
       weigh: deps.registry.specSize,
     });
-    let system = buildSystemPrompt({
+    let system = buildSystemPromptReusing({
       agentName: deps.agentName,
       now: new Date(deps.now()),
       timezone: deps.timezone,
