@@ -26,6 +26,7 @@ import { buildSystemPromptReusing } from "./prompt-reuse.ts";
 import { profileAddendum, type RunProfile } from "./run-profile.ts";
 import { estimateTokens } from "./token-estimate.ts";
 import { runToolLoop, type ToolExecution } from "./tool-loop.ts";
+import { startBeforeFailover, tracedFromStart } from "./turn-start-trace.ts";
 
 export const EmptyCompletion = defineError("empty_completion");
 export const EMPTY_REPLY = "The model sent back an empty answer, so nothing was saved. Please try again.";
@@ -208,19 +209,16 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
   };
   const first = current();
   const signal = input.signal ?? new AbortController().signal;
-  const trace = deps.traces
-    ? { traces: deps.traces, sessionId: input.job?.sessionId ?? input.sessionId ?? newSessionId("main") }
-    : undefined;
   input.job?.onPrompt?.(first.system, input.text);
   const started = deps.now();
-  trace?.traces.write("agent_event", {
-    session_id: trace.sessionId,
-    event: "turn_start",
-    channel: input.key.channel,
-    trust: caller.trust,
-    tools_sent: first.split.sent.length,
-    tools_deferred: first.split.deferred.length,
-  });
+  const trace =
+    deps.traces &&
+    tracedFromStart(deps.traces, input.job?.sessionId ?? input.sessionId ?? newSessionId("main"), started, {
+      channel: input.key.channel,
+      trust: caller.trust,
+      tools_sent: first.split.sent.length,
+      tools_deferred: first.split.deferred.length,
+    });
   const toolContext: ToolContext = {
     ...deps.toolEnvironment(),
     caller,
@@ -256,7 +254,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
       toolContext,
       // Every call of the turn is counted in the usage ledger under its conversation (and its job's run).
       router: scopedRouter(
-        input.job?.router ? { ...deps.router, ...input.job.router } : deps.router,
+        startBeforeFailover(input.job?.router ? { ...deps.router, ...input.job.router } : deps.router, trace),
         conversationScope(input.job ? "job" : "main", input.key, { jobId: caller.jobId, runId: input.job?.runId }),
       ),
       signal,

@@ -17,7 +17,8 @@ export type TraceType =
   | "sandbox_event";
 
 export type Traces = {
-  write(type: TraceType, record: Record<string, unknown>): void;
+  /** `at`: the time the line describes, for one written after the fact (its `ts` and its day); now by default. */
+  write(type: TraceType, record: Record<string, unknown>, at?: number): void;
   /** Whether lines carry whole prompts, answers and tool output (FERMIX_TRACE_CONTENT=1); off by default. */
   capture: boolean;
 };
@@ -52,9 +53,9 @@ export function createTraces(opts: {
   const ready = new Set<string>();
   return {
     capture: opts.capture === true,
-    write(type, record) {
+    write(type, record, time) {
       try {
-        const at = new Date((opts.now ?? Date.now)());
+        const at = new Date(time ?? (opts.now ?? Date.now)());
         const day = join(opts.dir, at.toISOString().slice(0, 10));
         if (!ready.has(day)) {
           mkdirSync(day, { recursive: true, mode: 0o700 });
