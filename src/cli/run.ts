@@ -1,5 +1,6 @@
 import { isatty } from "node:tty";
 import { processEnv } from "../config/env.ts";
+import { restartWithAllocatorSettings } from "../daemon/allocator-restart.ts";
 import type { Log } from "../observability/log.ts";
 import { writeStderr } from "../runtime/stdio.ts";
 import { VERSION } from "../version.ts";
@@ -20,6 +21,8 @@ export default defineCommand({
     details: "It runs until SIGTERM, SIGINT or `fermix stop`.",
   },
   async run() {
+    // Before anything is opened: the allocator settings of a long-running process (issue 31; daemon/allocator-settings.ts).
+    restartWithAllocatorSettings();
     // From the very start: a signal that arrives while the daemon is still starting stops it once it has
     // started, rather than killing the process with plugin servers half-launched. A hangup (the terminal of a
     // foreground daemon closing) stops it like SIGTERM, servers and all.
