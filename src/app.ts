@@ -155,7 +155,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     config: liveConfig,
     timezone: personalization?.timezone ?? "America/New_York",
     owner: { userName: personalization?.user_name, communicationStyle: personalization?.communication_style },
-    // A daemon's turns re-read a file only when its stat moved; a one-shot ask reads each once, with no stat first.
     promptFiles: role === "daemon" ? createPromptFilesReader(paths) : () => readPromptFiles(paths),
     ...{ compactionThreshold: compaction?.threshold, budget: appBudget({ db, config: liveConfig, now, paths }) },
     sources: turnSources(parts, commandProfilesSource),

@@ -20,7 +20,8 @@ const WHICH: readonly (keyof PromptFiles)[] = ["identity", "soul", "guidance", "
  * The owner's prompt files as they are now, for a daemon that builds a prompt every turn (issue 31): a file is read
  * again only when its stat (inode, size, change and modification times) moved, or while it is racily new. Five
  * stats cost about a quarter of five reads here. The stat comes before the read, so a write between the two leaves
- * a signature that no longer matches, and the next turn reads again.
+ * a signature that no longer matches, and the next turn reads again. app.ts gives it to the daemon only: a one-shot
+ * ask reads each file once, with no stat first.
  */
 export function createPromptFilesReader(
   paths: FermixPaths,

@@ -14,8 +14,10 @@ export type Exec = { file: string; args: string[]; env: Record<string, string> }
 
 /**
  * The exec that starts this daemon again with the allocator settings, or undefined when it needs none: they are set
- * already (by that exec, or by the owner, whose values win), or the runtime cannot replace its own process image.
- * mimalloc reads its options from the environment and a program cannot set them once it runs.
+ * already (by that exec, or by the owner, whose values win), the runtime cannot replace its own process image, or
+ * this is a checkout run by `bun src/main.ts` (a developer's daemon, whose runtime flags such as --preload an exec of
+ * the entry alone would drop). mimalloc reads its options from the environment and a program cannot set them once it
+ * runs.
  */
 export function allocatorExec(
   env: Env,
@@ -23,8 +25,9 @@ export function allocatorExec(
   args: readonly string[],
   canExec: boolean,
 ): Exec | undefined {
-  if (!canExec || Object.keys(ALLOCATOR_SETTINGS).every((name) => env[name] !== undefined)) return undefined;
+  if (!canExec || self.entry !== undefined) return undefined;
+  if (Object.keys(ALLOCATOR_SETTINGS).every((name) => env[name] !== undefined)) return undefined;
   const merged: Record<string, string> = { ...ALLOCATOR_SETTINGS };
   for (const [name, value] of Object.entries(env)) if (value !== undefined) merged[name] = value;
-  return { file: self.binary, args: [self.binary, ...(self.entry ? [self.entry] : []), ...args], env: merged };
+  return { file: self.binary, args: [self.binary, ...args], env: merged };
 }
