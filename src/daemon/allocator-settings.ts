@@ -4,11 +4,12 @@ import type { Env } from "../config/env.ts";
  * What the daemon's allocator is told, for a process that answers asks for days. Bun's mimalloc gives back the free
  * holes inside its pages each time a thread goes idle, at most every 100 ms; a daemon answering asks ~80 ms apart
  * then gives back and faults in again ~50 pages an ask (issue 31: measured 110 → 64 page faults and ~4 ms less CPU
- * an ask in a young daemon, where a fault costs 15–35 µs). Every 5 s still hands memory back between bursts, and the
+ * an ask in a young daemon, where a fault costs 15–35 µs). Every 2 s still hands memory back between bursts, and the
  * idle collection (agent/idle-collection.ts) hands all of it back once the daemon falls quiet: the RSS after a
- * thousand turns settles as before.
+ * thousand turns settles as before (bench/daemon-rss: 58.0 MB in 2.3 s; at 5 s it kept ~15% more of the fault
+ * saving but settled at 59.0–60.2 MB, once only after 4.8 s, too near the bound of 1.5× the boot's).
  */
-export const ALLOCATOR_SETTINGS: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES_MIN_INTERVAL: "5000" };
+export const ALLOCATOR_SETTINGS: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES_MIN_INTERVAL: "2000" };
 
 export type Exec = { file: string; args: string[]; env: Record<string, string> };
 
