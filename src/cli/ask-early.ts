@@ -40,7 +40,7 @@ type Sent = { socket: string; body: string; responding: Promise<Response>; abort
 
 /**
  * Sends the request `fermix ask <argv…>` builds, now, when that request is certain from the words alone: no option
- * (every word is taken as it is), a socket at the daemon's path, and a stdin with nothing to add (a terminal,
+ * but --daemon (every word is taken as it is), a socket at the daemon's path, and a stdin with nothing to add (a terminal,
  * /dev/null or closed: a pipe or a file would be read into the question). Anything else is left to the command tree.
  * Bun only: `stdio` is what main.ts asked of it (runtime/entry-probes.ts).
  */
@@ -49,7 +49,9 @@ export async function sendPlainAskEarly(
   stdio: StdioStats | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<EarlyAsk> {
-  const sent = stdio && isPlain(argv) ? await sendIfDaemon(argv, stdio, env) : undefined;
+  // --daemon only says that the daemon must answer (exit 3 when it is down: ask-run.ts's deliver, on adoption).
+  const words = argv.filter((word) => word !== "--daemon");
+  const sent = stdio && isPlain(words) ? await sendIfDaemon(words, stdio, env) : undefined;
   let pending = sent;
   return {
     stdio,

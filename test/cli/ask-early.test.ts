@@ -80,8 +80,12 @@ describe("a plain ask sent before the command tree loads (built binary)", () => 
     // An option (here the default timeout, spelled out) is not plain: the full path builds and sends this one.
     const full = await runFermix(["ask", "--timeout", "300000", "hello", "world"], { env });
     expect(full).toEqual({ code: 0, stdout: "pong\n", stderr: "" });
-    expect(daemon.received).toHaveLength(2);
+    // --daemon changes where the request may go, not the request: it goes early as well.
+    const required = await runFermix(["ask", "hello", "--daemon", "world"], { env });
+    expect(required).toEqual({ code: 0, stdout: "pong\n", stderr: "" });
+    expect(daemon.received).toHaveLength(3);
     expect(daemon.received[0]).toEqual(daemon.received[1]!);
+    expect(daemon.received[2]).toEqual(daemon.received[1]!);
     expect(daemon.received[0]).toEqual({
       path: "/v1/ask",
       protocol: String(PROTOCOL_VERSION),
@@ -97,7 +101,7 @@ describe("a plain ask sent before the command tree loads (built binary)", () => 
     expect(daemon.received.map((x) => (x.body as { text: string }).text)).toEqual(["summarise\n\nthe build is red"]);
   });
 
-  test("a socket nobody listens on (a daemon killed with SIGKILL) is the in-process turn, answered once", async () => {
+  test("a socket nobody listens on (a daemon killed with SIGKILL) is the in-process turn, or with --daemon exit 3", async () => {
     const { env, socket } = home();
     // A real listener, really killed: its socket file stays behind with nobody accepting on it.
     const holder = Bun.spawn(
@@ -121,6 +125,9 @@ describe("a plain ask sent before the command tree loads (built binary)", () => 
     });
     expect(r).toMatchObject({ code: 0, stdout: "answered here\n" });
     expect(fake.requests).toHaveLength(1);
+    // Required, the daemon's absence is exit 3, as ever.
+    const required = await runFermix(["ask", "--daemon", "ping"], { env });
+    expect(required).toEqual({ code: 3, stdout: "", stderr: "fermix: not running\n" });
   });
 });
 
@@ -155,7 +162,7 @@ describe("adopting the early request (src/cli/ask-early.ts)", () => {
   test("options, `--`, help flags, empty words, a piped stdin and a missing socket send nothing", async () => {
     const { h, env, socket } = home();
     const daemon = standInDaemon(socket, "never");
-    for (const argv of [["-c", "more"], ["--", "-x"], ["hi", "-h"], [" "], []]) {
+    for (const argv of [["-c", "more"], ["--", "-x"], ["hi", "-h"], [" "], [], ["--daemon"], ["--no-daemon", "hi"]]) {
       const early = await sendPlainAskEarly(argv, terminal(), env);
       expect(early.take(socket, plainAsk(argv.join(" ")))).toBeUndefined();
     }
