@@ -19,7 +19,16 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type FakeLlm, type RecordedRequest, startFakeOpenAIResponses } from "../test/fake/llm.ts";
 import { buildOneFetchFloor, buildPrintLineFloor, projectBun, replayOf } from "./_floors.ts";
-import { benchBinary, benchRuns, type Run, sampleInterleaved, startUntilReady, stats, timeRun } from "./_measure.ts";
+import {
+  benchBinary,
+  benchRuns,
+  freshCopy,
+  type Run,
+  sampleInterleaved,
+  startUntilReady,
+  stats,
+  timeRun,
+} from "./_measure.ts";
 
 const KEY = "sk-bench-overhead";
 const WARMUP = 3;
@@ -36,10 +45,11 @@ const runs = benchRuns(flags.runs);
 // The print-line figures are sub-millisecond differences on a ~6 ms process, where one busy moment moves a median of
 // 15 by more than the 10 % margin; they cost little, so they get three times the pairs.
 const cheapRuns = runs * 3;
-const binary = benchBinary(flags.binary);
+const source = benchBinary(flags.binary);
 
 // A short temp root: the daemon's unix socket lives under FERMIX_HOME and socket paths stop at ~100 bytes.
 const root = await mkdtemp(join(tmpdir(), "fxb-"));
+const binary = await freshCopy(source, root);
 const fake = await startFakeOpenAIResponses({ apiKey: KEY });
 fake.setDefault({ kind: "text", text: "pong" });
 let stopDaemon: (() => Promise<number>) | undefined;
@@ -87,7 +97,7 @@ try {
   stopDaemon = undefined;
   const daemonExit = await daemon.stop();
 
-  console.log(`fermix ${version.a[0]!.stdout.trim()} (${binary})`);
+  console.log(`fermix ${version.a[0]!.stdout.trim()} (${source}, run from a fresh copy as the floors are)`);
   console.log(`floors compiled with ${projectBun()} (Bun ${Bun.version} runs this bench)`);
   console.log(
     `${runs} interleaved pairs (fermix, floor) per ask figure, ${cheapRuns} per print-line one, after ${WARMUP} warm-up pairs`,

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeOpenAIResponses } from "../test/fake/llm.ts";
 import { buildOneFetchFloor, projectBun, replayOf } from "./_floors.ts";
-import { benchBinary, benchRuns, startUntilReady, stats } from "./_measure.ts";
+import { benchBinary, benchRuns, freshCopy, startUntilReady, stats } from "./_measure.ts";
 
 const KEY = "sk-bench-fanout";
 const TARGET = 1.3;
@@ -41,7 +41,7 @@ const { values: flags } = parseArgs({
 const clients = wholeNumber("--clients", flags.clients);
 const latencyMs = wholeNumber("--latency", flags.latency);
 const rounds = benchRuns(flags.rounds);
-const binary = benchBinary(flags.binary);
+const source = benchBinary(flags.binary);
 // Safety net only: a round that has not finished by then is reported with whoever answered, not waited on.
 const deadlineMs = 120_000 + latencyMs * 4;
 
@@ -51,6 +51,7 @@ const procLimit = limitOf("self", "Max processes");
 if (procLimit < clients + FD_SLACK) cannot(`the process limit is ${procLimit} (ulimit -u), below ${clients} clients`);
 
 const root = await mkdtemp(join(tmpdir(), "fxf-"));
+const binary = await freshCopy(source, root);
 const fake = await startFakeOpenAIResponses({ apiKey: KEY });
 fake.setDefault({ kind: "delay", ms: latencyMs, reply: { kind: "text", text: "pong" } });
 let stopDaemon: (() => Promise<number>) | undefined;
@@ -108,7 +109,7 @@ try {
   const fermixWall = stats(fermixWalls).median;
   const ratio = fermixWall / floorWall;
   const allAnswered = fermixAnswered === total && floorAnswered === total;
-  console.log(`fermix (${binary}); floor compiled with ${projectBun()} (Bun ${Bun.version})`);
+  console.log(`fermix (${source}, run from a fresh copy); floor compiled with ${projectBun()} (Bun ${Bun.version})`);
   console.log(
     `${clients} concurrent clients, model latency ${latencyMs} ms, ${rounds} round(s) (floor, then fermix); ` +
       `request body ${sent.bytes} bytes; open files: bench ${limitOf("self", "Max open files")}, daemon ${daemonFds}`,
