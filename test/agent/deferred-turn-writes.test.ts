@@ -15,13 +15,11 @@ import { askLocally } from "../../src/gateway/local-ask.ts";
 import { migrate } from "../../src/memory/db.ts";
 import { createMessageStore } from "../../src/memory/messages.ts";
 import type { Traces, TraceType } from "../../src/observability/traces.ts";
-import { findProvider } from "../../src/providers/descriptors.ts";
 import type { FailoverInfo } from "../../src/providers/router.ts";
-import type { Route } from "../../src/providers/routes.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { tempHome } from "../fixture/home.ts";
-import { failure, scriptedWires, text } from "../fixture/scripted-wire.ts";
+import { failure, scriptedRoutes, scriptedWires, text } from "../fixture/scripted-wire.ts";
 
 const defer = cleanupAfterEach();
 const START = Date.parse("2026-12-01T12:00:00Z");
@@ -60,12 +58,7 @@ describe("the turn_start trace line", () => {
     const lines: Array<{ type: TraceType; at?: number } & Record<string, unknown>> = [];
     const traces: Traces = { capture: false, write: (type, record, at) => void lines.push({ type, at, ...record }) };
     const { wires } = scriptedWires(scripts);
-    const routes = (): Route[] =>
-      ["openai", "anthropic"].map((id) => ({
-        descriptor: findProvider(id)!,
-        model: findProvider(id)!.defaultModel,
-        target: { provider: id, baseUrl: "http://x", headers: {}, receiveTimeoutMs: 1000 },
-      }));
+    const routes = scriptedRoutes;
     const deps = {
       store: createMessageStore(db),
       routes,

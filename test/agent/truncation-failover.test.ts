@@ -12,9 +12,8 @@ import { createMessageStore } from "../../src/memory/messages.ts";
 import type { Traces, TraceType } from "../../src/observability/traces.ts";
 import { findProvider } from "../../src/providers/descriptors.ts";
 import type { FailoverInfo } from "../../src/providers/router.ts";
-import type { Route } from "../../src/providers/routes.ts";
 import type { StreamEvent } from "../../src/providers/types.ts";
-import { failure, scriptedWires, text } from "../fixture/scripted-wire.ts";
+import { failure, scriptedRoutes, scriptedWires, text } from "../fixture/scripted-wire.ts";
 
 const key = { channel: "cli", chat: "ses_trunc" };
 const cut = (t: string): StreamEvent[] => [
@@ -30,12 +29,7 @@ function setup(scripts: Record<string, StreamEvent[][]>) {
   const lines: Array<{ type: TraceType } & Record<string, unknown>> = [];
   const traces: Traces = { capture: false, write: (type, record) => void lines.push({ type, ...record }) };
   const failovers: FailoverInfo[] = [];
-  const routes = (): Route[] =>
-    ["openai", "anthropic"].map((id) => ({
-      descriptor: findProvider(id)!,
-      model: findProvider(id)!.defaultModel,
-      target: { provider: id, baseUrl: "http://x", headers: {}, receiveTimeoutMs: 1000 },
-    }));
+  const routes = scriptedRoutes;
   const deps = {
     store,
     routes,

@@ -6,9 +6,8 @@ import { createRegistry } from "../../src/capabilities/registry.ts";
 import { migrate } from "../../src/memory/db.ts";
 import { createMessageStore } from "../../src/memory/messages.ts";
 import { findProvider } from "../../src/providers/descriptors.ts";
-import type { Route } from "../../src/providers/routes.ts";
 import type { StreamEvent } from "../../src/providers/types.ts";
-import { failure, scriptedWires, text } from "../fixture/scripted-wire.ts";
+import { failure, scriptedRoutes, scriptedWires, text } from "../fixture/scripted-wire.ts";
 
 const NOW = Date.parse("2026-11-29T12:00:00Z");
 const key = { channel: "cli", chat: "ses_t" };
@@ -18,12 +17,7 @@ function setup(scripts: Record<string, StreamEvent[][]>) {
   migrate(db);
   const store = createMessageStore(db);
   const { wires, calls } = scriptedWires(scripts);
-  const routes = (): Route[] =>
-    ["openai", "anthropic"].map((id) => ({
-      descriptor: findProvider(id)!,
-      model: findProvider(id)!.defaultModel,
-      target: { provider: id, baseUrl: "http://x", headers: {}, receiveTimeoutMs: 1000 },
-    }));
+  const routes = scriptedRoutes;
   const deps = {
     store,
     routes,
