@@ -22,11 +22,11 @@ export function tracedFromStart(
   );
   return {
     sessionId,
-    writeStart: start.run,
+    writeStart: start,
     traces: {
       capture: traces.capture,
       write(type, record, at) {
-        start.run();
+        start();
         traces.write(type, record, at);
       },
     },
