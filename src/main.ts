@@ -6,8 +6,9 @@
  * `ask` walks a tree of its own (src/cli/ask-root.ts).
  *
  * It imports statically only cli/ask-early.ts, cli/help-fast.ts and runtime/entry-probes.ts, which import nothing at
- * run time (but the help table, on demand) and which nothing else imports, so they are one chunk in the binary. Every other module it would import is shared with other commands and so is a
- * chunk of its own, which `--version` would load and link: that alone measured +70 page faults (~2 ms on a VM where
+ * run time (but the help table, on demand) and which nothing else imports, so they are one chunk in the binary.
+ * Every other module it would import is shared with other commands and so is a chunk of its own, which `--version`
+ * would load and link: that alone measured +70 page faults (~2 ms on a VM where
  * faults are dear) over the print-a-line floor, and without it `--version` is within 10 faults of it.
  */
 

@@ -61,7 +61,10 @@ function statStamp(file: string): Stamp | undefined {
   }
 }
 
-/** A time stamp in whole seconds says the filesystem keeps no finer ones (or, one time in a thousand, it happened so). */
+/**
+ * A time stamp in whole seconds says the filesystem keeps no finer ones (or, one time in a thousand, it happened
+ * so).
+ */
 function racyFor(changedAt: number): number {
   return changedAt % 1000 === 0 ? RACY_MS.whole : RACY_MS.fine;
 }

@@ -1,6 +1,5 @@
 import type { AskRequest } from "../protocol/ask-schemas.ts";
-import { nothingAt } from "../runtime/entry-probes.ts";
-import type { DescriptorStat } from "../runtime/files.ts";
+import { nothingAt, type StdioStats } from "../runtime/entry-probes.ts";
 
 /*
  * The plainest ask, `fermix ask some words` with a daemon up, sent before the command tree loads (issue 31). Parsing
@@ -13,17 +12,13 @@ import type { DescriptorStat } from "../runtime/files.ts";
  * It imports only runtime/entry-probes.ts (which imports nothing) and only src/main.ts imports it, so it is part of
  * the entry's own chunk in the binary: the first chunk a process loads on demand costs ~35 page faults and every one
  * after ~10-15 (~25 µs each on the VMs we measure on), ~85 before the send when this file used paths.ts, the
- * protocol's version and ask-client.ts.
- * So it repeats three facts those own, each held equal to its owner by test/cli/ask-early.test.ts: where the daemon's
+ * protocol's version and ask-client.ts. So it repeats three facts those own, each held equal to its owner by test/cli/ask-early.test.ts: where the daemon's
  * socket is (config/paths.ts), the protocol header (protocol/protocol-version.ts), and how an ask is posted
  * (protocol/ask-client.ts's askOverSocket).
  */
 
 /** `--timeout`'s default: how long an ask waits for its answer. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
-
-/** Stdin's and stdout's stats, asked of the runtime by src/main.ts before any of ask's code loaded. */
-export type StdioStats = readonly [Promise<DescriptorStat>, Promise<DescriptorStat>];
 
 /** What src/main.ts hands to ask's run (through the dispatcher's RunData). */
 export type EarlyAsk = {
@@ -40,8 +35,9 @@ type Sent = { socket: string; body: string; responding: Promise<Response>; abort
 
 /**
  * Sends the request `fermix ask <argv…>` builds, now, when that request is certain from the words alone: no option
- * but --daemon (every word is taken as it is), a socket at the daemon's path, and a stdin with nothing to add (a terminal,
- * /dev/null or closed: a pipe or a file would be read into the question). Anything else is left to the command tree.
+ * but --daemon (every word is taken as it is), a socket at the daemon's path, and a stdin with nothing to add (a
+ * terminal, /dev/null or closed: a pipe or a file would be read into the question). Anything else is left to the
+ * command tree.
  * Bun only: `stdio` is what main.ts asked of it (runtime/entry-probes.ts).
  */
 export async function sendPlainAskEarly(
@@ -74,13 +70,11 @@ async function sendIfDaemon(
   const socket = daemonSocket(env);
   if (socket === undefined || nothingAt(socket)) return undefined;
   // A closed stdin (its stat fails) has nothing to add either (cli/stdio-probe.ts: "closed").
-  if (
-    !(await stdio[0].then(
-      (stat) => stat.isCharacterDevice(),
-      () => true,
-    ))
-  )
-    return undefined;
+  const stdinAddsNothing = await stdio[0].then(
+    (stat) => stat.isCharacterDevice(),
+    () => true,
+  );
+  if (!stdinAddsNothing) return undefined;
   const body = JSON.stringify(plainRequest(argv));
   const abort = new AbortController();
   const responding = fetch("http://fermix/v1/ask", {

@@ -62,7 +62,8 @@ export async function printAfterAnswer(
 ): Promise<number> {
   let code: number = EXIT.ok;
   if (opts.extract) {
-    // Loaded for -x alone (and -u's for -u): every module is a chunk a plain ask would load after its answer (issue 31).
+    // Loaded for -x alone (and -u's for -u): every module is a chunk a plain ask would load after its answer
+    // (issue 31).
     const { extractCodeBlock } = await import("./_ask-extract.ts");
     const block = extractCodeBlock(done.response, opts.extract);
     if (block === undefined) {

@@ -6,10 +6,10 @@ import { entryOnBun } from "../runtime/entry-probes.ts";
  * alias, words that are a command's arguments), which src/cli/dispatch.ts then renders the long way, to the same text.
  * Deno has no macros: under Deno the table does not exist and help always goes the long way.
  *
- * It imports only runtime/entry-probes.ts and, on demand, the table, and only src/main.ts imports it, so in the binary it is part of the
- * entry's chunk (as cli/ask-early.ts is): help-request.ts and runtime/host.ts were two chunks loaded before the table,
- * ~25 page faults of `ask --help`'s. So it reads `--help` before `--` as help-request.ts does (test/cli/help-table.test.ts
- * holds the two equal).
+ * It imports only runtime/entry-probes.ts and, on demand, the table, and only src/main.ts imports it, so in the binary
+ * it is part of the entry's chunk (as cli/ask-early.ts is): help-request.ts and runtime/host.ts were two chunks
+ * loaded before the table, ~25 page faults of `ask --help`'s. So it reads `--help` before `--` as help-request.ts
+ * does (test/cli/help-table.test.ts holds the two equal).
  */
 export async function prerenderedHelp(argv: readonly string[]): Promise<string | undefined> {
   if (!entryOnBun()) return undefined;

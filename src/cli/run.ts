@@ -21,7 +21,8 @@ export default defineCommand({
     details: "It runs until SIGTERM, SIGINT or `fermix stop`.",
   },
   async run() {
-    // Before anything is opened: the allocator settings of a long-running process (issue 31; daemon/allocator-settings.ts).
+    // Before anything is opened: the allocator settings of a long-running process (issue 31;
+    // daemon/allocator-settings.ts).
     restartWithAllocatorSettings();
     // From the very start: a signal that arrives while the daemon is still starting stops it once it has
     // started, rather than killing the process with plugin servers half-launched. A hangup (the terminal of a

@@ -1,5 +1,5 @@
+import type { StdioStats } from "../runtime/entry-probes.ts";
 import { type DescriptorKind, descriptorKind } from "../runtime/files.ts";
-import type { StdioStats } from "./ask-early.ts";
 
 /** What a standard descriptor is; "closed" when it is not open at all. */
 export type ProbedKind = DescriptorKind | "closed";
@@ -15,8 +15,7 @@ export function useStartedStats(stats: StdioStats | undefined): void {
 /**
  * What stdin (0) or stdout (1) is, asked of the runtime once per process. The stat runs on Bun's thread pool, whose
  * first answer takes ~4 ms, so `fermix ask`'s entry (src/main.ts) asks for both before any of ask's code loads and
- * they are read here (useStartedStats) (issue 31). The descriptors a process was started with do not
- * change.
+ * they are read here (useStartedStats) (issue 31). The descriptors a process was started with do not change.
  */
 export function probeDescriptor(fd: 0 | 1): Promise<ProbedKind> {
   let kind = asked.get(fd);

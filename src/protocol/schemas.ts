@@ -3,7 +3,8 @@ import * as v from "valibot";
 /**
  * The daemon's HTTP-over-unix-socket protocol. Both sides import these schemas: the daemon validates
  * what arrives, the client validates what comes back. Ask's part lives in ask-schemas.ts and ask-answer-schemas.ts
- * (the hot path loads only those) and is re-exported here, so either side imports the whole protocol from this one module.
+ * (the hot path loads only those) and is re-exported here, so either side imports the whole protocol from this one
+ * module.
  */
 export { ApprovalRequest, AskDone, AskNotice, AskText, ErrorBody } from "./ask-answer-schemas.ts";
 export { AskRequest, MIN_CLIENT_PROTOCOL, PROTOCOL_HEADER, PROTOCOL_VERSION, SessionId } from "./ask-schemas.ts";
