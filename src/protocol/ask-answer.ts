@@ -27,11 +27,26 @@ export async function readAskAnswer(response: Response, opts: AskCallbacks): Pro
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   while (true) {
-    const { done: eof, value } = await reader.read();
-    if (eof) break;
-    parser.feed(decoder.decode(value, { stream: true }));
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch (err) {
+      // The connection dropped mid-answer (the daemon stopped or crashed): said as the end it is, not as the
+      // runtime's socket error. The owner's own abort (Ctrl-C, --timeout) stays what it was.
+      if ((err as Error)?.name === "AbortError") throw err;
+      throw unfinished();
+    }
+    if (chunk.done) break;
+    parser.feed(decoder.decode(chunk.value, { stream: true }));
   }
   if (failure) throw failure;
-  if (!done) throw new FermixError("protocol_error", "the daemon closed the answer before it finished");
+  if (!done) throw unfinished();
   return done;
+}
+
+function unfinished(): FermixError {
+  return new FermixError(
+    "protocol_error",
+    "the daemon closed the answer before it finished; `fermix status` says whether it still runs, `fermix logs` why not",
+  );
 }
