@@ -1,5 +1,6 @@
 import type { AskRequest } from "../protocol/ask-schemas.ts";
 import { nothingAt, type StdioStats } from "../runtime/entry-probes.ts";
+import { postOverUnixSocket } from "../runtime/unix-post.ts";
 
 /*
  * The plainest ask, `fermix ask some words` with a daemon up, sent before the command tree loads (issue 31). Parsing
@@ -9,12 +10,12 @@ import { nothingAt, type StdioStats } from "../runtime/entry-probes.ts";
  * `deliver` adopts the request when the one it built is the same, so the printing, the errors and the exit codes are
  * its own.
  *
- * It imports only runtime/entry-probes.ts (which imports nothing) and only src/main.ts imports it, so it is part of
- * the entry's own chunk in the binary: the first chunk a process loads on demand costs ~35 page faults and every one
- * after ~10-15 (~25 µs each on the VMs we measure on), ~85 before the send when this file used paths.ts, the
- * protocol's version and ask-client.ts. So it repeats three facts those own, each held equal to its owner by test/cli/ask-early.test.ts: where the daemon's
- * socket is (config/paths.ts), the protocol header (protocol/protocol-version.ts), and how an ask is posted
- * (protocol/ask-client.ts's askOverSocket).
+ * It imports only runtime/entry-probes.ts and runtime/unix-post.ts (which import nothing) and only src/main.ts imports
+ * it, so it is part of the entry's own chunk in the binary: the first chunk a process loads on demand costs ~35 page
+ * faults and every one after ~10-15 (~25 µs each on the VMs we measure on), ~85 before the send when this file used
+ * paths.ts, the protocol's version and ask-client.ts. So it repeats three facts those own, each held equal to its owner
+ * by test/cli/ask-early.test.ts: where the daemon's socket is (config/paths.ts), the protocol header
+ * (protocol/protocol-version.ts), and how an ask is posted (protocol/ask-client.ts's askOverSocket).
  */
 
 /** `--timeout`'s default: how long an ask waits for its answer. */
@@ -25,7 +26,7 @@ export type EarlyAsk = {
   /** Stdin's and stdout's stats as main.ts asked for them (cli/stdio-probe.ts reads them). */
   stdio?: StdioStats;
   /**
-   * fetch's promise of the daemon's answer when `request` (to `socket`) is the one that went, so it is not sent twice
+   * The promise of the daemon's answer when `request` (to `socket`) is the one that went, so it is not sent twice
    * (socket-send.ts's answerFrom reads it). Taken once; a request that differs cancels the one that went.
    */
   take(socket: string, request: AskRequest): Promise<Response> | undefined;
@@ -77,15 +78,15 @@ async function sendIfDaemon(
   if (!stdinAddsNothing) return undefined;
   const body = JSON.stringify(plainRequest(argv));
   const abort = new AbortController();
-  const responding = fetch("http://fermix/v1/ask", {
-    unix: socket,
-    method: "POST",
+  const { sent, answer: responding } = postOverUnixSocket(socket, "/v1/ask", {
     headers: { [PROTOCOL_HEADER]: PROTOCOL_VERSION, "content-type": "application/json", accept: "text/event-stream" },
     body,
     signal: abort.signal,
-  } as RequestInit);
+  });
   // Adopted later, or never (the daemon down: the in-process turn runs instead); its failure is the adopter's.
   responding.catch(() => {});
+  // Written on this thread's event loop: the command tree's loading, which holds the loop, waits until it has gone.
+  await sent;
   return { socket, body, responding, abort };
 }
 
