@@ -26,7 +26,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(typeof FERMIX_VERSION === "string" ? FERMIX_VERSION : (await import("./version.ts")).VERSION);
     return 0;
   }
-  const helpAsked = argv.includes("--help") || argv.includes("-h");
+  // A loop, not includes(): an engine builtin's first call compiles it (cli/ask-early.ts says more).
+  let helpAsked = false;
+  for (let i = 0; i < argv.length; i++) if (argv[i] === "--help" || argv[i] === "-h") helpAsked = true;
   if (helpAsked) {
     // Help as the build rendered it, before the command tree's code loads (src/cli/help-table.ts).
     const text = await prerenderedHelp(argv);

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { postOverUnixSocket } from "../../src/runtime/unix-post.ts";
+import { postOverUnixSocket, utf8Length } from "../../src/runtime/unix-post.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 
 const defer = cleanupAfterEach();
@@ -94,10 +94,18 @@ describe("a POST over a unix socket, answered by Bun.serve as the daemon answers
       },
     });
     defer(() => server.stop(true));
-    const big = JSON.stringify({ text: "x".repeat(1024 * 1024) });
+    // Past what a unix socket takes in one write, and not ASCII: the rest goes on drain, counted in bytes.
+    const big = JSON.stringify({ text: "é€😀x".repeat(128 * 1024) });
     const response = await post(socket, big).answer;
     expect(response.status).toBe(409);
     expect(await response.json()).toEqual({ error: { code: "conflict", bytes: big.length } });
+  });
+
+  test("content-length counts UTF-8 bytes as the socket writes them, lone surrogates as U+FFFD", () => {
+    const encoder = new TextEncoder();
+    for (const text of ["", "ping", "é", "€", "😀", "a\ud800b", "\udc00", "x\ud83d", "日本語 😀 ok"]) {
+      expect(utf8Length(text)).toBe(encoder.encode(text).length);
+    }
   });
 
   test("an abort before the answer rejects with its reason, and the server sees the client go", async () => {
