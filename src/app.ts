@@ -84,14 +84,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // node:os only where HOME is unset: its import alone costs the one-shot ask 20–40 page faults (issue 31).
   const userHome = env.HOME || nodeModule<typeof import("node:os")>("node:os").homedir();
   const sandbox = createLiveSandbox({ config: liveConfig, userHome, fermixHome: paths.home });
-  const events = createObservers<TurnEvents>((kind, err) =>
-    log.warn(`${String(kind)} observer failed: ${err.message}`),
-  );
+  const events = createObservers<TurnEvents>((kind, e) => log.warn(`${String(kind)} observer failed: ${e.message}`));
   const routes = (choice: RouteChoice = {}) => resolveRoutes(config, env, secrets, choice);
-  const fetcher = deps.fetch ?? fetch;
   const tagged = { providers: log.withTag("providers"), tools: log.withTag("tools") };
   const router = meterAppRouter(
-    createAppRouter({ fetch: fetcher, now, log: tagged.providers, onFailover: (i) => events.emit("failover", i) }),
+    createAppRouter({
+      ...{ fetch: deps.fetch ?? fetch, now, log: tagged.providers, afterFirstRequest: database.warmWhileWaiting },
+      onFailover: (i) => events.emit("failover", i),
+    }),
     { db, config: liveConfig, now, log: log.withTag("usage") },
   );
   const registry = createRegistry([...BUILTIN_TOOLS, ...WEB_TOOLS]);
@@ -106,7 +106,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const background = createBackgroundTasks({ now });
   const stopBackground = () => background.stopAll(new FermixError("stopped", "stopped by the owner with /stop"));
   const parts = bindSubsystems({
-    ...{ env, role, now, fetch: fetcher, paths, config, liveConfig, log, db, secrets, net },
+    ...{ env, role, now, fetch: deps.fetch ?? fetch, paths, config, liveConfig, log, db, secrets, net },
     ...{ resolveSecret: resolveSecretRef, routes: () => routes(), router, skills, store, stopBackground },
     get traces() {
       return traces;

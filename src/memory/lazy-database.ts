@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { SqlDatabase } from "../runtime/sqlite.ts";
 import { startBackgroundCheckpoints } from "./background-checkpoints.ts";
@@ -20,20 +20,35 @@ export function lazyDatabase(
     role?: "daemon" | "oneshot";
     onError?: (err: Error) => void;
   } = {},
-): { get(): SqlDatabase; opened(): boolean; close(): void } {
+): { get(): SqlDatabase; warmWhileWaiting(): void; opened(): boolean; close(): void } {
   let db: SqlDatabase | undefined;
   let shared: SqlDatabase | undefined;
   let checkpoints: ReturnType<typeof startBackgroundCheckpoints> | undefined;
   let closed = false;
+  const get = (): SqlDatabase => {
+    if (!db) {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      db = openDatabase(path);
+      if (opts.role === "daemon") checkpoints = startBackgroundCheckpoints(db, { onError: opts.onError });
+      shared = prepareOnUse(db);
+    }
+    return shared!;
+  };
   return {
-    get() {
-      if (!db) {
-        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-        db = openDatabase(path);
-        if (opts.role === "daemon") checkpoints = startBackgroundCheckpoints(db, { onError: opts.onError });
-        shared = prepareOnUse(db);
+    get,
+    /**
+     * A one-shot process's memory.db, opened now when it already exists: called while its first model request is
+     * out, the thread's one idle moment, so the commit after the answer does not wait the ~5 ms an open takes (issue
+     * 31). A database not made yet stays so (an ask that fails writes nothing to FERMIX_HOME), and one that fails to
+     * open is left for get() to raise where it belongs. The daemon's opens on first use.
+     */
+    warmWhileWaiting: () => {
+      if (opts.role !== "oneshot" || db || closed || !existsSync(path)) return;
+      try {
+        get();
+      } catch {
+        // get() raises it again at the first real use.
       }
-      return shared!;
     },
     opened: () => db !== undefined,
     close: () => {
