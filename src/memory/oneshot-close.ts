@@ -20,20 +20,30 @@ export const ONESHOT_WAL_LIMIT_BYTES = 1024 * 1024;
  * instead (journal_size_limit makes the close empty it), so it never grows without bound across one-shot asks: a
  * passive checkpoint leaves the log's frames valid, the next opener reads them all back and counts none as copied.
  */
-export function closeLeavingWal(db: SqlDatabase, path: string): void {
+export function closeLeavingWal(db: SqlDatabase, path: string, held?: SqlDatabase): void {
   if (fileSizeSync(`${path}-wal`) > ONESHOT_WAL_LIMIT_BYTES) {
+    held?.close();
     db.exec("PRAGMA journal_size_limit = 0");
     db.close();
     return;
   }
-  let holder: SqlDatabase | undefined;
-  try {
-    holder = openSqlite(path, { readonly: true });
-    // A read takes the shared lock, which WAL mode keeps while the connection is open; this one needs no schema.
-    holder.query("PRAGMA user_version").get();
-  } catch {
-    // Without the holder the close checkpoints as before: slower, never wrong.
-  }
+  const holder = held ?? holdSharedLock(path);
   db.close();
   holder?.close();
+}
+
+/**
+ * The read-only connection closeLeavingWal closes the writer beside, opened ahead of the close (a one-shot ask opens
+ * it with memory.db while its first model request is out, lazy-database.ts). Undefined when it cannot be opened:
+ * the close then checkpoints as before, slower, never wrong.
+ */
+export function holdSharedLock(path: string): SqlDatabase | undefined {
+  try {
+    const holder = openSqlite(path, { readonly: true });
+    // A read takes the shared lock, which WAL mode keeps while the connection is open; this one needs no schema.
+    holder.query("PRAGMA user_version").get();
+    return holder;
+  } catch {
+    return undefined;
+  }
 }

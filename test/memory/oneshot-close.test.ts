@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/memory/db.ts";
@@ -13,6 +13,16 @@ const size = (file: string) => {
     return 0;
   }
 };
+
+/** How many of this process's descriptors are open on `file`. */
+const descriptorsOn = (file: string) =>
+  readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false;
+    }
+  }).length;
 
 /** One one-shot process's worth of memory.db: open, one commit of `bytes`, close as a one-shot ask does. */
 function oneShot(path: string, bytes: number): void {
@@ -43,6 +53,31 @@ describe("a one-shot process's close of memory.db", () => {
         { stdout: "pipe", stderr: "pipe" },
       );
       expect(read.stdout.toString().trim()).toBe("2");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a database warmed while the first request was out closes the same way, with the holder opened then", () => {
+    const dir = mkdtempSync(join(tmpdir(), "fx-oneshot-"));
+    try {
+      const path = join(dir, "memory.db");
+      oneShot(path, 100);
+      const before = size(path);
+      const database = lazyDatabase(path, { role: "oneshot" });
+      database.warmWhileWaiting();
+      // The writer and its read-only holder (Linux: the process's descriptors on the file).
+      expect(descriptorsOn(path)).toBe(2);
+      database
+        .get()
+        .query("INSERT INTO t VALUES ($x)")
+        .run({ x: new Uint8Array(3 * 4096) });
+      database.close();
+      expect(size(path)).toBe(before);
+      expect(size(`${path}-wal`)).toBeGreaterThan(3 * 4096);
+      const db = openDatabase(path);
+      expect(db.query<{ n: number }>("SELECT count(*) AS n FROM t").get()!.n).toBe(2);
+      db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
