@@ -1,6 +1,7 @@
 import type { Trust } from "../capabilities/caller.ts";
 import { listEmbedded, readEmbedded } from "../embedded/assets.ts";
 import { defineError, isFermixError } from "../error.ts";
+import { byCodeUnits } from "./name-order.ts";
 import { parseSkill, type SkillDoc } from "./parse.ts";
 import { resolveReference } from "./references.ts";
 import { bundledFolders, type EmbeddedFiles, homeFolders, type SkillFolder, type SkillSource } from "./sources.ts";
@@ -157,7 +158,7 @@ async function scan(embedded: EmbeddedFiles, deps: SkillCatalogDeps): Promise<St
     }
     entries.set(entry.skill.name, entry);
   }
-  const sorted = new Map([...entries].sort(([a], [b]) => a.localeCompare(b)));
+  const sorted = new Map([...entries].sort(([a], [b]) => byCodeUnits(a, b)));
   return { entries: sorted, errors };
 }
 

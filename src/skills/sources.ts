@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { nodeModule } from "../runtime/host.ts";
+import { byCodeUnits } from "./name-order.ts";
 
 export type SkillSource = "bundled" | "home" | "plugin";
 
@@ -68,7 +69,7 @@ export function homeFolders(dir: string): SourceScan {
     return { folders: [], problems: [{ file: dir, reason: `cannot read the skills folder: ${err?.message ?? err}` }] };
   }
   const folders: SkillFolder[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     // Dot folders are ours (an interrupted skill_create) or an editor's; loose files are not skills.
     if (entry.name.startsWith(".")) continue;
     const path = join(dir, entry.name);
@@ -127,7 +128,7 @@ function markdownFiles(root: string): string[] {
     } catch {
       return;
     }
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
       if (out.length >= MAX_FILES_PER_SKILL || entry.name.startsWith(".")) continue;
       const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
       if (entry.isDirectory() && depth < MAX_DEPTH) walk(join(dir, entry.name), rel, depth + 1);
