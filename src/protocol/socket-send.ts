@@ -1,4 +1,5 @@
 import { FermixError } from "../error.ts";
+import { failedToConnect } from "../runtime/connect-failure.ts";
 import { PROTOCOL_HEADER, PROTOCOL_VERSION } from "./protocol-version.ts";
 
 /** Raised when nothing answers on the socket; the CLI maps it to exit 3. */
@@ -29,7 +30,8 @@ export function socketSender(socketPath: string): SocketSend {
 
 /**
  * The daemon's answer to a request fetch made to `socketPath` (here, or src/cli/ask-early.ts's): nothing listening
- * is `not_running`, an error answer the FermixError it carries, thrown.
+ * is `not_running`, an error answer the FermixError it carries, thrown. A connection the daemon accepted and closed
+ * before its answer's head is not `not_running`: the request may be under way there (runtime/connect-failure.ts).
  */
 export async function answerFrom(socketPath: string, responding: Promise<Response>): Promise<Response> {
   let response: Response;
@@ -37,7 +39,11 @@ export async function answerFrom(socketPath: string, responding: Promise<Respons
     response = await responding;
   } catch (err) {
     if ((err as Error)?.name === "AbortError") throw err;
-    throw new FermixError(NOT_RUNNING, "not running", { socket: socketPath });
+    if (failedToConnect(err)) throw new FermixError(NOT_RUNNING, "not running", { socket: socketPath });
+    throw new FermixError(
+      "protocol_error",
+      "the daemon closed the connection before it answered; `fermix status` says whether it still runs, `fermix logs` why not",
+    );
   }
   if (!response.ok && !response.headers.get("content-type")?.includes("text/event-stream")) {
     throw await (await import("./error-answer.ts")).errorFrom(response);

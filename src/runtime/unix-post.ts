@@ -115,7 +115,13 @@ export function postOverUnixSocket(
       close() {
         opts.signal?.removeEventListener("abort", abort);
         if (reader) reader.end();
-        else fail(new Error(`the connection on ${socket} closed before an answer came`));
+        // Coded as fetch codes it (ECONNRESET): accepted, then closed, which is not a refused connect.
+        else
+          fail(
+            Object.assign(new Error(`the connection on ${socket} closed before an answer came`), {
+              code: "ECONNRESET",
+            }),
+          );
       },
       error(_s, err) {
         fail(err);

@@ -22,6 +22,7 @@ import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
 import { runFermix } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
+import { leaveStaleSocket } from "../fixture/stale-socket.ts";
 
 const KEY = "sk-test-openai-early-0123456789abcdef";
 const defer = cleanupAfterEach();
@@ -104,18 +105,7 @@ describe("a plain ask sent before the command tree loads (built binary)", () => 
   test("a socket nobody listens on (a daemon killed with SIGKILL) is the in-process turn, or with --daemon exit 3", async () => {
     const { env, socket } = home();
     // A real listener, really killed: its socket file stays behind with nobody accepting on it.
-    const holder = Bun.spawn(
-      [
-        process.execPath,
-        "-e",
-        `Bun.listen({ unix: ${JSON.stringify(socket)}, socket: { data() {} } }); console.log("ready")`,
-      ],
-      { stdout: "pipe", stderr: "inherit" },
-    );
-    const reader = holder.stdout.getReader();
-    expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
-    holder.kill("SIGKILL");
-    await holder.exited;
+    await leaveStaleSocket(socket);
     expect(existsSync(socket)).toBe(true);
     const fake = await startFakeOpenAIResponses({ apiKey: KEY });
     defer(() => fake.close());
@@ -128,6 +118,39 @@ describe("a plain ask sent before the command tree loads (built binary)", () => 
     // Required, the daemon's absence is exit 3, as ever.
     const required = await runFermix(["ask", "--daemon", "ping"], { env });
     expect(required).toEqual({ code: 3, stdout: "", stderr: "fermix: not running\n" });
+  });
+
+  test("a daemon that takes the request and closes before answering (it stopped, or crashed): exit 1, and the turn is not run again here", async () => {
+    const { env, socket } = home();
+    // A daemon's end as the client sees it when a SIGTERM lands mid-turn: the whole request read, then the hang-up.
+    let taken = 0;
+    const server = Bun.listen({
+      unix: socket,
+      socket: {
+        data(s, chunk) {
+          if (!chunk.toString().includes('"text"')) return;
+          taken++;
+          s.end();
+        },
+      },
+    });
+    defer(() => server.stop(true));
+    const fake = await startFakeOpenAIResponses({ apiKey: KEY });
+    defer(() => fake.close());
+    fake.setDefault({ kind: "text", text: "answered twice" });
+    const withProvider = { ...env, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl };
+    const said =
+      "fermix: the daemon closed the connection before it answered; `fermix status` says whether it still runs, `fermix logs` why not\n";
+    // Plain words go early, on Bun's socket API; an option takes the full path, on fetch; --daemon changes nothing.
+    for (const args of [
+      ["ask", "ping"],
+      ["ask", "--timeout", "300000", "ping"],
+      ["ask", "--daemon", "ping"],
+    ]) {
+      expect(await runFermix(args, { env: withProvider })).toEqual({ code: 1, stdout: "", stderr: said });
+    }
+    expect(taken).toBe(3);
+    expect(fake.requests).toHaveLength(0);
   });
 });
 

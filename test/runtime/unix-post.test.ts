@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { postOverUnixSocket, utf8Length } from "../../src/runtime/unix-post.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
+import { leaveStaleSocket } from "../fixture/stale-socket.ts";
 
 const defer = cleanupAfterEach();
 
@@ -156,15 +157,21 @@ describe("a POST over a unix socket, answered by Bun.serve as the daemon answers
 });
 
 describe("what a missing, broken or foreign peer does", () => {
-  test("nothing listening: the answer rejects and `sent` still settles", async () => {
+  test("nothing listening: the answer rejects with the connect's own code and `sent` still settles", async () => {
     const { sent, answer } = post(socketPath());
-    await expect(answer).rejects.toThrow();
+    await expect(answer).rejects.toMatchObject({ code: "ENOENT" });
     await sent;
+    // A socket file no process listens on, as a daemon killed with SIGKILL leaves it.
+    const stale = socketPath();
+    await leaveStaleSocket(stale);
+    await expect(post(stale).answer).rejects.toMatchObject({ code: "ECONNREFUSED" });
   });
 
-  test("a connection closed before any answer", async () => {
+  test("a connection closed before any answer is not a refused connect: ECONNRESET, as fetch says it", async () => {
     const socket = rawPeer(() => "");
-    await expect(post(socket).answer).rejects.toThrow("closed before an answer came");
+    const failure = post(socket).answer;
+    await expect(failure).rejects.toThrow("closed before an answer came");
+    await expect(failure).rejects.toMatchObject({ code: "ECONNRESET" });
   });
 
   test("a peer that does not speak HTTP, or answers in chunked coding, or never ends its head, is refused", async () => {
