@@ -45,6 +45,11 @@ async function main(argv: string[]): Promise<number> {
   if (verb === "ask" && !helpAsked) {
     // Asked first, stdin's and stdout's kinds arrive while ask's code loads (cli/stdio-probe.ts reads them).
     early = await sendPlainAskEarly(argv.slice(1), startStdioStats(), process.env);
+    // Answered with an event stream, it is read and printed without the command tree (cli/ask-early-answer.ts).
+    if (early.plain) {
+      const code = await (await import("./cli/ask-early-answer.ts")).finishEarlyAsk(early);
+      if (code !== undefined) return code;
+    }
   }
   const [{ runCli }, root] = await Promise.all([
     import("./cli/dispatch.ts"),

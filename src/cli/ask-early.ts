@@ -5,10 +5,11 @@ import { postOverUnixSocket } from "../runtime/unix-post.ts";
 /*
  * The plainest ask, `fermix ask some words` with a daemon up, sent before the command tree loads (issue 31). Parsing
  * those words, walking the tree to `ask` and loading its run cost a compiled client ~7 ms before its first byte went
- * out, while the daemon sat idle; sent first, that work overlaps the daemon's turn. Everything after the send is the
- * one path every ask takes: src/main.ts goes on to the command tree and hands the EarlyAsk to ask's run, whose
- * `deliver` adopts the request when the one it built is the same, so the printing, the errors and the exit codes are
- * its own.
+ * out, while the daemon sat idle; sent first, that work overlaps the daemon's turn. After the send, an answer that
+ * comes as an event stream is read and printed by ask's own printing without the command tree at all
+ * (cli/ask-early-answer.ts, cli/ask-output.ts); anything else (no daemon, an error answer) goes on to the command
+ * tree, whose ask run adopts the request when the one it built is the same, so the fallback to the in-process turn,
+ * the errors and the exit codes are its own.
  *
  * It imports only runtime/entry-probes.ts and runtime/unix-post.ts (which import nothing) and only src/main.ts imports
  * it, so it is part of the entry's own chunk in the binary: the first chunk a process loads on demand costs ~35 page
@@ -33,6 +34,11 @@ export type EarlyAsk = {
    * (socket-send.ts's answerFrom reads it). Taken once; a request that differs cancels the one that went.
    */
   take(socket: string, request: AskRequest): Promise<Response> | undefined;
+  /**
+   * The plain request that went, when one did: src/main.ts finishes it without the command tree when the daemon
+   * answers with an event stream (cli/ask-early-answer.ts); otherwise ask's run takes it as above.
+   */
+  plain?: { socket: string; responding: Promise<Response> };
 };
 
 type Sent = { socket: string; body: string; responding: Promise<Response>; abort: AbortController };
@@ -56,6 +62,7 @@ export async function sendPlainAskEarly(
   let pending = sent;
   return {
     stdio,
+    plain: sent && { socket: sent.socket, responding: sent.responding },
     take(socket, request) {
       const early = pending;
       pending = undefined;

@@ -10,9 +10,10 @@ import { onBun } from "../runtime/host.ts";
 import type { JsonSchema } from "../schema/concise.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { EarlyAsk } from "./ask-early.ts";
+import { type AnswerPrinter, type AnswerShape, answerPrinter, printAnswer, printAskFailure } from "./ask-output.ts";
 import { attachesStdin, extractWanted, printAfterAnswer, scriptFields } from "./ask-script.ts";
-import { asFermixError, exitCodeFor, UsageError } from "./exit.ts";
-import { writeErr, writeOut } from "./output.ts";
+import { UsageError } from "./exit.ts";
+import { writeErr } from "./output.ts";
 import { isCharacterDevice, readStdin, type StdinMode } from "./stdin.ts";
 import { useStartedStats } from "./stdio-probe.ts";
 
@@ -34,23 +35,22 @@ const SIGNAL_GRACE_MS = 2_000;
 export async function runAsk(args: ParsedArgs, early?: EarlyAsk): Promise<number> {
   useStartedStats(early?.stdio);
   const json = args.json === true;
-  let printed = false;
+  let printer: AnswerPrinter | undefined;
   try {
     const extract = extractWanted(args);
     const route = routeOf(args.daemon as boolean | undefined, early);
     // No daemon to send to: the in-process turn's code starts loading now, while ask waits on its stdin and stdout.
     if (!route.tryDaemon) loadLocalTurn().catch(() => {});
     // An extracted block is known only once the whole answer is in, so nothing streams.
-    const streaming = !json && !extract && (await isCharacterDevice(1));
+    const shape: AnswerShape = {
+      json,
+      extract,
+      usage: args.usage === true,
+      streaming: !json && !extract && (await isCharacterDevice(1)),
+    };
     const draft = await draftRequest(args);
-    const onText = streaming
-      ? (delta: string) => {
-          printed = true;
-          void writeOut(delta);
-        }
-      : undefined;
-    // Approval requests and other notices are for the person, never part of the answer on stdout.
-    const onNotice = (text: string) => void writeErr(`${text}\n`);
+    printer = answerPrinter(shape);
+    const { onNotice } = printer.callbacks;
     if (draft.schema) {
       // A structured answer is validated whole before it is printed, so nothing streams; a repair turn waits
       // for the first in-process ask to finish closing.
@@ -63,47 +63,20 @@ export async function runAsk(args: ParsedArgs, early?: EarlyAsk): Promise<number
       const request = checkRequest(draft);
       const done = await printSchemaAnswer(
         { ...request, schema: draft.schema },
-        { json, pretty: streaming, deliver: ask },
+        { json, pretty: shape.streaming, deliver: ask },
       );
-      const code = await printAfterAnswer(done, { usage: args.usage === true });
+      const code = await printAfterAnswer(done, { usage: shape.usage });
       await finishing;
       return code;
     }
-    const done = await deliver(draft, route, { onText, onNotice });
-    if (json) {
-      const truncated = done.truncated ? { truncated: true } : {};
-      const usage = { usage: done.usage ?? (await import("./_ask-usage.ts")).NO_USAGE };
-      const out = { status: "ok", response: done.response, session_id: done.session_id, ...truncated, ...usage };
-      await writeOut(`${JSON.stringify(out)}\n`);
-    } else if (streaming && printed) await writeOut("\n");
-    else if (!extract) await writeOut(`${done.response}\n`);
-    // The answer stays whole on stdout; that it is cut short is said beside it, never silently.
-    if (done.truncated) await writeErr(`${truncationNote(done)}\n`);
-    const code = await printAfterAnswer(done, { extract, usage: args.usage === true });
+    const code = await printAnswer(await deliver(draft, route, printer.callbacks), shape, printer);
     await finishing;
     return code;
   } catch (err) {
-    const error = asFermixError(err);
-    // Loaded with the first error, as cli/exit.ts's reportError loads it.
-    const { redact } = await import("../observability/redact.ts");
-    if (printed) await writeOut("\n");
-    if (json) {
-      const shown = error.code === NOT_RUNNING ? NOT_RUNNING : redact(error.message);
-      await writeOut(`${JSON.stringify({ status: "error", error: shown, code: error.code })}\n`);
-    } else {
-      await writeErr(`fermix: ${redact(error.message)}\n`);
-    }
+    const code = await printAskFailure(err, { json }, printer);
     await finishing;
-    return exitCodeFor(error);
+    return code;
   }
-}
-
-/** What a cut answer means and how to get the rest: the session continues where the answer stopped. */
-export function truncationNote(done: Pick<AskDone, "provider" | "model" | "session_id">): string {
-  return (
-    `fermix: the answer was cut at the model's output limit (${done.provider} ${done.model}); ` +
-    `for the rest, ask it to continue: fermix ask -s ${done.session_id} "continue" (or ask for a shorter answer)`
-  );
 }
 
 /** The request `args` ask for, checked (src/cli/ask-check.ts). */

@@ -133,17 +133,28 @@ describe("lazy loading on the hot paths", () => {
     const given = await askEnv();
     const daemon = await startFermixDaemon(given.env);
     defer(() => daemon.stop());
-    // With an option, and plain (sent before the command tree loads: src/cli/ask-early.ts).
-    for (const argv of [
-      ["ask", "--daemon", "hi"],
-      ["ask", "hi"],
-    ]) {
+    // Plain words (--daemon among them) go before the command tree loads (src/cli/ask-early.ts) and their answer is
+    // printed without it (src/cli/ask-early-answer.ts); with an option, ask's run sends it on its own socket client.
+    const cases: [string[], "entry" | "run"][] = [
+      [["ask", "--daemon", "hi"], "entry"],
+      [["ask", "hi"], "entry"],
+      [["ask", "--timeout", "300000", "hi"], "run"],
+    ];
+    for (const [argv, path] of cases) {
       const { code, stdout, packages, sources } = await loadedBy(argv, given);
       expect({ code, stdout }).toEqual({ code: 0, stdout: '{"name":"Ada"}\n' });
       expect(MUST_NOT_LOAD.filter((p) => packages.has(p))).toEqual([]);
       // ask walks a tree of its own (src/cli/ask-root.ts): the table of every verb stays unloaded.
       expect(among(sources, [...HEAVY_SOURCES, "src/cli/command-tree.ts"])).toEqual([]);
-      expect(sources).toContain("src/protocol/ask-client.ts");
+      if (path === "run") {
+        expect(sources).toContain("src/protocol/ask-client.ts");
+        expect(sources).toContain("src/cli/dispatch.ts");
+        continue;
+      }
+      expect(sources).toContain("src/cli/ask-early-answer.ts");
+      expect(
+        among(sources, ["src/cli/dispatch.ts", "src/cli/ask-root.ts", "src/cli/ask.ts", "src/cli/ask-run.ts"]),
+      ).toEqual([]);
     }
   });
 
