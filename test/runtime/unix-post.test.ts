@@ -156,6 +156,72 @@ describe("a POST over a unix socket, answered by Bun.serve as the daemon answers
   });
 });
 
+describe("a request whose sending is not decided yet (`proceed`)", () => {
+  /** A peer that records what each connection wrote before it closed. */
+  function recordingPeer() {
+    const socket = socketPath();
+    const connections: string[] = [];
+    const { promise: opened, resolve: openSeen } = Promise.withResolvers<void>();
+    const { promise: closed, resolve: closeSeen } = Promise.withResolvers<void>();
+    const server = Bun.listen<{ got: string }>({
+      unix: socket,
+      socket: {
+        open(s) {
+          s.data = { got: "" };
+          openSeen();
+        },
+        data(s, chunk) {
+          s.data.got += chunk.toString();
+          if (s.data.got.includes('"text"')) s.end("HTTP/1.0 200 OK\r\n\r\npong");
+        },
+        close(s) {
+          connections.push(s.data.got);
+          closeSeen();
+        },
+      },
+    });
+    defer(() => server.stop(true));
+    return { socket, connections, opened, closed };
+  }
+
+  test("connects at once and writes the request once it is allowed", async () => {
+    const peer = recordingPeer();
+    const { promise: proceed, resolve: allow } = Promise.withResolvers<boolean>();
+    const { sent, answer } = postOverUnixSocket(peer.socket, "/v1/ask", {
+      headers: { "x-fermix-protocol": "1" },
+      body: '{"text":"ping"}',
+      proceed,
+    });
+    // Connected while the decision is out, and nothing written yet.
+    await peer.opened;
+    let wentEarly = false;
+    void sent.then(() => {
+      wentEarly = true;
+    });
+    await Promise.resolve();
+    expect(wentEarly).toBe(false);
+    allow(true);
+    await sent;
+    expect(await (await answer).text()).toBe("pong");
+    await peer.closed;
+    expect(peer.connections).toHaveLength(1);
+    expect(peer.connections[0]).toStartWith("POST /v1/ask HTTP/1.0\r\n");
+  });
+
+  test("told not to, it ends the connection with nothing written; `sent` settles and the answer is an AbortError", async () => {
+    const peer = recordingPeer();
+    const { sent, answer } = postOverUnixSocket(peer.socket, "/v1/ask", {
+      headers: {},
+      body: '{"text":"ping"}',
+      proceed: Promise.resolve(false),
+    });
+    await sent;
+    await expect(answer).rejects.toMatchObject({ name: "AbortError" });
+    await peer.closed;
+    expect(peer.connections).toEqual([""]);
+  });
+});
+
 describe("what a missing, broken or foreign peer does", () => {
   test("nothing listening: the answer rejects with the connect's own code and `sent` still settles", async () => {
     const { sent, answer } = post(socketPath());
