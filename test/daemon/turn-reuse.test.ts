@@ -72,9 +72,6 @@ describe("a daemon's turns", () => {
     h.writeConfig(
       '[sandbox.commands.status]\ncommand = ["git", "status"]\ndescription = "Show the repository status"\n',
     );
-    // The next ask arrives as a daemon's does, in a later turn of the event loop (config/live-config.ts looks at the
-    // file once a turn of the loop).
-    await new Promise((resolve) => setImmediate(resolve));
     const after = await ask();
     expect(after.tools).toContain("cmd_status");
     expect(after.instructions).toContain("cmd_status");
