@@ -81,24 +81,21 @@ async function sendIfDaemon(
 ): Promise<Sent | undefined> {
   const socket = daemonSocket(env);
   if (socket === undefined || nothingAt(socket)) return undefined;
-  // A closed stdin (its stat fails) has nothing to add either (cli/stdio-probe.ts: "closed"). The stat's first answer
-  // comes from Bun's thread pool as it starts (~0.6 ms here): the connection is made meanwhile, and the request is
-  // written once the stat allows it (a pipe or a file: the connection ends unwritten and the command tree asks).
-  const stdinAddsNothing = stdio[0].then(
+  // A closed stdin (its stat fails) has nothing to add either (cli/stdio-probe.ts: "closed").
+  const stdinAddsNothing = await stdio[0].then(
     (stat) => stat.isCharacterDevice(),
     () => true,
   );
+  if (!stdinAddsNothing) return undefined;
   const body = JSON.stringify(plainRequest(argv));
   const abort = new AbortController();
   const { sent, answer: responding } = postOverUnixSocket(socket, "/v1/ask", {
     headers: { [PROTOCOL_HEADER]: PROTOCOL_VERSION, "content-type": "application/json", accept: "text/event-stream" },
     body,
     signal: abort.signal,
-    proceed: stdinAddsNothing,
   });
   // Adopted later, or never (the daemon down: the in-process turn runs instead); its failure is the adopter's.
   responding.catch(() => {});
-  if (!(await stdinAddsNothing)) return undefined;
   // Written on this thread's event loop: the command tree's loading, which holds the loop, waits until it has gone.
   await sent;
   return { socket, body, responding, abort };

@@ -30,16 +30,7 @@ const MAX_HEAD_BYTES = 64 * 1024;
 export function postOverUnixSocket(
   socket: string,
   path: string,
-  opts: {
-    headers: Readonly<Record<string, string>>;
-    body: string;
-    signal?: AbortSignal;
-    /**
-     * Whether to send at all, when the caller does not know yet: the connection is made meanwhile and the request
-     * written once this says true; false ends the connection unwritten (`answer` rejects with an AbortError).
-     */
-    proceed?: Promise<boolean>;
-  },
+  opts: { headers: Readonly<Record<string, string>>; body: string; signal?: AbortSignal },
 ): UnixPost {
   // Written as a string, which the socket encodes: no TextEncoder, whose first use costs a one-shot client ~0.2 ms.
   let request = `POST ${path} HTTP/1.0\r\nhost: fermix\r\n`;
@@ -72,24 +63,6 @@ export function postOverUnixSocket(
     return { sent, answer };
   }
   opts.signal?.addEventListener("abort", abort, { once: true });
-  const writeRequest = (s: { write(data: string): number; end(): void }) => {
-    // Aborted while connecting (or while `proceed` was out): nothing is sent.
-    if (failed) {
-      s.end();
-      return;
-    }
-    const written = s.write(request);
-    if (written >= requestBytes) {
-      markSent();
-      return;
-    }
-    // The kernel took part of it (a large question): the rest goes as the socket drains.
-    rest = new TextEncoder().encode(request).subarray(Math.max(0, written));
-  };
-  const withhold = (s: { end(): void }) => {
-    fail(new DOMException("The request was withheld", "AbortError"));
-    s.end();
-  };
   const writeRest = (s: { write(data: Uint8Array): number }) => {
     const written = s.write(rest!);
     rest = written > 0 ? rest!.subarray(written) : rest;
@@ -100,12 +73,18 @@ export function postOverUnixSocket(
     socket: {
       open(s) {
         connection = s;
-        if (!opts.proceed) writeRequest(s);
-        else
-          opts.proceed.then(
-            (go) => (go ? writeRequest(s) : withhold(s)),
-            () => withhold(s),
-          );
+        // Aborted while connecting: nothing is sent.
+        if (failed) {
+          s.end();
+          return;
+        }
+        const written = s.write(request);
+        if (written >= requestBytes) {
+          markSent();
+          return;
+        }
+        // The kernel took part of it (a large question): the rest goes as the socket drains.
+        rest = new TextEncoder().encode(request).subarray(Math.max(0, written));
       },
       drain(s) {
         if (rest?.length) writeRest(s);
