@@ -13,18 +13,11 @@ import { entryOnBun } from "../runtime/entry-probes.ts";
  */
 export async function prerenderedHelp(argv: readonly string[]): Promise<string | undefined> {
   if (!entryOnBun()) return undefined;
-  // Plain loops rather than indexOf, filter, some and join: those are the engine's own JavaScript, compiled on their
-  // first call in a process, and here each would be one (cli/ask-early.ts says more).
-  let helpFlags = 0;
-  let words = 0;
-  let key = "";
-  for (let i = 0; i < argv.length && argv[i] !== "--"; i++) {
-    const arg = argv[i]!;
-    if (arg === "--help" || arg === "-h") helpFlags++;
-    else if (arg.startsWith("-")) return undefined;
-    else key = words++ === 0 ? arg : `${key} ${arg}`;
-  }
-  if (helpFlags === 0) return undefined;
+  const end = argv.indexOf("--");
+  const options = end < 0 ? argv : argv.slice(0, end);
+  const words = options.filter((arg) => arg !== "--help" && arg !== "-h");
+  if (words.length === options.length || words.some((word) => word.startsWith("-"))) return undefined;
   const { HELP_TABLE } = await import("./help-table.ts");
+  const key = words.join(" ");
   return Object.hasOwn(HELP_TABLE, key) ? HELP_TABLE[key] : undefined;
 }
