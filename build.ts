@@ -22,6 +22,7 @@ import { EMBEDDED } from "./src/embedded/assets.ts";
 import { runCatalogStep } from "./src/plugins/catalog/build-step.ts";
 import { buildReleaseArtifacts, type ReleaseKeys, renderSummary } from "./src/release/build-release.ts";
 import { bytecodeOrderFiles } from "./src/release/bytecode-order.ts";
+import { inlineTextImports } from "./src/release/inline-text-imports.ts";
 import { RELEASE_BASE_URL } from "./src/release/location.ts";
 import { isVersion } from "./src/release/semver.ts";
 import { hostTarget, RELEASE_TARGETS, targetById } from "./src/release/targets.ts";
@@ -85,6 +86,7 @@ async function compile(opts: { outfile: string; target: string; bunTarget?: Bun.
     bytecode: true,
     format: "esm",
     splitting: true,
+    plugins: [inlineTextImports()],
     define: { FERMIX_VERSION: JSON.stringify(version), FERMIX_TARGET: JSON.stringify(opts.target) },
     throw: false,
   });
