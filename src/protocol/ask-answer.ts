@@ -1,12 +1,12 @@
 import { createParser } from "eventsource-parser";
-import * as v from "valibot";
 import { FermixError, fromSerialized } from "../error.ts";
-import { AskDone, AskNotice, AskText, ErrorBody } from "./ask-answer-schemas.ts";
+import { checkDone, checkError, checkNotice, checkText } from "./ask-answer-check.ts";
+import type { AskDone } from "./ask-answer-schemas.ts";
 import type { AskCallbacks } from "./ask-client.ts";
 
 /**
  * `POST /v1/ask`'s SSE answer, read: text deltas and notices as they come, then the one `done` (returned) or `error`
- * (thrown). Every event is checked against its schema before anything of it is used.
+ * (thrown). Every event is checked against its schema before anything of it is used (protocol/ask-answer-check.ts).
  */
 export async function readAskAnswer(response: Response, opts: AskCallbacks): Promise<AskDone> {
   let done: AskDone | undefined;
@@ -14,12 +14,12 @@ export async function readAskAnswer(response: Response, opts: AskCallbacks): Pro
   const parser = createParser({
     onEvent(event) {
       const data = JSON.parse(event.data);
-      if (event.event === "text") opts.onText?.(v.parse(AskText, data).delta);
+      if (event.event === "text") opts.onText?.(checkText(data).delta);
       else if (event.event === "notice") {
-        const notice = v.parse(AskNotice, data);
+        const notice = checkNotice(data);
         opts.onNotice?.(notice.text, notice.approval);
-      } else if (event.event === "done") done = v.parse(AskDone, data);
-      else if (event.event === "error") failure = fromSerialized(v.parse(ErrorBody, data));
+      } else if (event.event === "done") done = checkDone(data);
+      else if (event.event === "error") failure = fromSerialized(checkError(data));
     },
   });
   // Read as it arrives (a notice may ask the person something while the turn waits). A decoder rather than a

@@ -2,7 +2,7 @@
  * The hot paths load only what they use: `fermix --version` and a plain `fermix ask` never evaluate the heavy
  * packages below; `ask --schema` is what loads the JSON Schema validator. The client paths (issue 31) load less
  * still: `--version` and `ask --help` neither valibot nor the protocol, and an ask through a running daemon only
- * ask's part of the protocol and its socket client — no config parsing, providers, tools, sandbox or in-process
+ * ask's part of the protocol and its socket client (valibot neither, when its words are plain) — no config parsing, providers, tools, sandbox or in-process
  * turn. Run from source under Bun with a preload that lists the modules each process evaluated (a compiled
  * binary bundles every module, so there "loaded" can only be seen this way; its lazy chunks follow the same
  * imports).
@@ -152,6 +152,8 @@ describe("lazy loading on the hot paths", () => {
         continue;
       }
       expect(sources).toContain("src/cli/ask-early-answer.ts");
+      // The answer's events are checked by hand (src/protocol/ask-answer-check.ts): a plain ask builds no schema.
+      expect(packages.has("valibot")).toBe(false);
       expect(
         among(sources, ["src/cli/dispatch.ts", "src/cli/ask-root.ts", "src/cli/ask.ts", "src/cli/ask-run.ts"]),
       ).toEqual([]);
