@@ -15,22 +15,16 @@ type Json = Record<string, unknown>;
 /** `text`'s data: one delta of the answer. */
 export function checkText(data: unknown): { delta: string } {
   const event = object(data, "text");
-  return { delta: string(event, "delta", "text") };
+  return strings(event, ["delta"], "text");
 }
 
 /** `notice`'s data: a message for the owner, and the approval it asks for, if any. */
 export function checkNotice(data: unknown): { text: string; approval?: ApprovalRequest } {
   const event = object(data, "notice");
-  const notice: { text: string; approval?: ApprovalRequest } = { text: string(event, "text", "notice") };
+  const notice: { text: string; approval?: ApprovalRequest } = strings(event, ["text"], "notice");
   if (event.approval !== undefined) {
     const at = "notice.approval";
-    const approval = object(event.approval, at);
-    notice.approval = {
-      kind: string(approval, "kind", at),
-      path: string(approval, "path", at),
-      reason: string(approval, "reason", at),
-      token: string(approval, "token", at),
-    };
+    notice.approval = strings(object(event.approval, at), ["kind", "path", "reason", "token"], at);
   }
   return notice;
 }
@@ -38,12 +32,7 @@ export function checkNotice(data: unknown): { text: string; approval?: ApprovalR
 /** `done`'s data: the finished answer. */
 export function checkDone(data: unknown): AskDone {
   const event = object(data, "done");
-  const done: AskDone = {
-    response: string(event, "response", "done"),
-    session_id: string(event, "session_id", "done"),
-    provider: string(event, "provider", "done"),
-    model: string(event, "model", "done"),
-  };
+  const done: AskDone = strings(event, ["response", "session_id", "provider", "model"], "done");
   if (event.truncated !== undefined) done.truncated = boolean(event, "truncated", "done");
   if (event.usage !== undefined) done.usage = checkUsage(event.usage);
   return done;
@@ -52,11 +41,7 @@ export function checkDone(data: unknown): AskDone {
 /** `error`'s data, as every route's error body: data defaults to {}. */
 export function checkError(data: unknown): ErrorBody {
   const event = object(data, "error");
-  const body: ErrorBody = {
-    code: string(event, "code", "error"),
-    message: string(event, "message", "error"),
-    data: {},
-  };
+  const body: ErrorBody = { ...strings(event, ["code", "message"], "error"), data: {} };
   if (event.data !== undefined) body.data = copyOf(object(event.data, "error.data"));
   return body;
 }
@@ -64,12 +49,10 @@ export function checkError(data: unknown): ErrorBody {
 function checkUsage(value: unknown): AskUsage {
   const at = "done.usage";
   const usage = object(value, at);
-  return {
-    input_tokens: number(usage, "input_tokens", at),
-    cached_input_tokens: number(usage, "cached_input_tokens", at),
-    output_tokens: number(usage, "output_tokens", at),
-    reasoning_tokens: number(usage, "reasoning_tokens", at),
-  };
+  const out = {} as AskUsage;
+  for (const key of ["input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens"] as const)
+    out[key] = number(usage, key, at);
+  return out;
 }
 
 /** As valibot's object() and record() take it: any non-null object (an array lacks the keys asked for). */
@@ -88,10 +71,15 @@ function copyOf(record: Json): Json {
   return copy;
 }
 
-function string(event: Json, key: string, at: string): string {
-  const value = event[key];
-  if (typeof value === "string") return value;
-  throw malformed(`${at}.${key} is not a string`);
+/** `keys` of `event`, each a string. A loop, not map or fromEntries: those run cold in a client process. */
+function strings<K extends string>(event: Json, keys: readonly K[], at: string): Record<K, string> {
+  const out = {} as Record<K, string>;
+  for (const key of keys) {
+    const value = event[key];
+    if (typeof value !== "string") throw malformed(`${at}.${key} is not a string`);
+    out[key] = value;
+  }
+  return out;
 }
 
 function number(event: Json, key: string, at: string): number {
