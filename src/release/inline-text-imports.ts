@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import type { BunPlugin } from "bun";
 
 /** The files the source imports `with { type: "text" }`: prompt templates and tool descriptions, the bash completion. */
@@ -15,7 +16,7 @@ export function inlineTextImports(): BunPlugin {
     name: "inline-text-imports",
     setup(build) {
       build.onLoad({ filter: TEXT_IMPORT_FILTER }, async (args) => ({
-        contents: `export default ${JSON.stringify(await Bun.file(args.path).text())};`,
+        contents: `export default ${JSON.stringify(await readFile(args.path, "utf8"))};`,
         loader: "js",
       }));
     },
