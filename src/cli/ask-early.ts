@@ -82,20 +82,24 @@ async function sendIfDaemon(
   const socket = daemonSocket(env);
   if (socket === undefined || nothingAt(socket)) return undefined;
   // A closed stdin (its stat fails) has nothing to add either (cli/stdio-probe.ts: "closed").
-  const stdinAddsNothing = await stdio[0].then(
+  const stdinAddsNothing = stdio[0].then(
     (stat) => stat.isCharacterDevice(),
     () => true,
   );
-  if (!stdinAddsNothing) return undefined;
   const body = JSON.stringify(plainRequest(argv));
   const abort = new AbortController();
+  // Sent while Bun's thread pool still answers what stdin is, which its first job takes ~0.5 ms to do, all but its
+  // last byte: the daemon reads the head and starts on the request meanwhile, and no turn begins before that byte.
+  // A stdin with something to add abandons it unfinished (ask's run then sends the whole question).
   const { sent, answer: responding } = postOverUnixSocket(socket, "/v1/ask", {
     headers: { [PROTOCOL_HEADER]: PROTOCOL_VERSION, "content-type": "application/json", accept: "text/event-stream" },
     body,
     signal: abort.signal,
+    release: stdinAddsNothing,
   });
   // Adopted later, or never (the daemon down: the in-process turn runs instead); its failure is the adopter's.
   responding.catch(() => {});
+  if (!(await stdinAddsNothing)) return undefined;
   // Written on this thread's event loop: the command tree's loading, which holds the loop, waits until it has gone.
   await sent;
   return { socket, body, responding, abort };

@@ -27,11 +27,21 @@ export type UnixPost = {
 /** The most an answer's status line and headers may take: the daemon's are a few hundred bytes. */
 const MAX_HEAD_BYTES = 64 * 1024;
 
-export function postOverUnixSocket(
-  socket: string,
-  path: string,
-  opts: { headers: Readonly<Record<string, string>>; body: string; signal?: AbortSignal },
-): UnixPost {
+export type UnixPostOptions = {
+  headers: Readonly<Record<string, string>>;
+  body: string;
+  signal?: AbortSignal;
+  /**
+   * The request goes out at once but for its last byte, which waits for this: true sends it, false (or a rejection)
+   * abandons the request, `answer` rejecting as aborted. A server reads the head meanwhile (Bun.serve runs its
+   * handler up to the body's read), so a caller still deciding whether to send overlaps that with its decision; a
+   * body cut short never reaches a handler as a request. Only a body ending in an ASCII character (a JSON object)
+   * is held; any other waits whole.
+   */
+  release?: Promise<boolean>;
+};
+
+export function postOverUnixSocket(socket: string, path: string, opts: UnixPostOptions): UnixPost {
   // Written as a string, which the socket encodes: no TextEncoder, whose first use costs a one-shot client ~0.2 ms.
   let request = `POST ${path} HTTP/1.0\r\nhost: fermix\r\n`;
   for (const name in opts.headers) request += `${name}: ${opts.headers[name]}\r\n`;
@@ -43,9 +53,15 @@ export function postOverUnixSocket(
   const { promise: sent, resolve: markSent } = Promise.withResolvers<void>();
   const { promise: answer, resolve: answerWith, reject: refuse } = Promise.withResolvers<Response>();
   let reader: AnswerReader | undefined;
-  let connection: { end(): void } | undefined;
-  // The bytes still to write when the kernel took only part of the request (a large question).
+  let connection: Writable | undefined;
+  // What waits for `release`: the last byte, or the whole request when that byte is not ASCII; written first, the rest.
+  const holdsLast = opts.release !== undefined && request.charCodeAt(request.length - 1) < 0x80;
+  let held = opts.release === undefined ? "" : holdsLast ? request.slice(-1) : request;
+  const first = request.slice(0, request.length - held.length);
+  const heldBytes = holdsLast ? 1 : opts.release === undefined ? 0 : requestBytes;
+  // The bytes still to write when the kernel took only part of a write (a large question): they go as it drains.
   let rest: Uint8Array | undefined;
+  let released = opts.release === undefined;
   let pending: Uint8Array = new Uint8Array(0);
   let failed = false;
   const fail = (err: unknown) => {
@@ -54,20 +70,45 @@ export function postOverUnixSocket(
     if (reader) reader.fail(err);
     else refuse(err);
   };
-  const abort = () => {
-    fail(opts.signal?.reason ?? new DOMException("The request was aborted", "AbortError"));
+  const abort = (reason?: unknown) => {
+    fail(reason ?? opts.signal?.reason ?? new DOMException("The request was aborted", "AbortError"));
     connection?.end();
   };
   if (opts.signal?.aborted) {
     abort();
     return { sent, answer };
   }
-  opts.signal?.addEventListener("abort", abort, { once: true });
-  const writeRest = (s: { write(data: Uint8Array): number }) => {
-    const written = s.write(rest!);
-    rest = written > 0 ? rest!.subarray(written) : rest;
-    if (rest!.length === 0) markSent();
+  const onAbort = () => abort();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  /** Writes what is due: what the kernel did not take yet, then, once released, what was held. */
+  const flush = (s: Writable) => {
+    if (rest?.length) {
+      const written = s.write(rest);
+      rest = written > 0 ? rest.subarray(written) : rest;
+      if (rest.length) return;
+    }
+    if (!released || failed) return;
+    if (held) {
+      writeWhole(s, held, heldBytes);
+      held = "";
+      if (rest?.length) return;
+    }
+    markSent();
   };
+  /** `text` (`bytes` long) written; what the kernel did not take is kept in `rest`, in bytes. */
+  const writeWhole = (s: Writable, text: string, bytes: number) => {
+    const written = s.write(text);
+    if (written < bytes) rest = new TextEncoder().encode(text).subarray(Math.max(0, written));
+  };
+  opts.release?.then(
+    (go) => {
+      if (failed) return;
+      if (!go) return abort(new DOMException("The request was abandoned", "AbortError"));
+      released = true;
+      if (connection) flush(connection);
+    },
+    () => abort(new DOMException("The request was abandoned", "AbortError")),
+  );
   Bun.connect({
     unix: socket,
     socket: {
@@ -78,16 +119,11 @@ export function postOverUnixSocket(
           s.end();
           return;
         }
-        const written = s.write(request);
-        if (written >= requestBytes) {
-          markSent();
-          return;
-        }
-        // The kernel took part of it (a large question): the rest goes as the socket drains.
-        rest = new TextEncoder().encode(request).subarray(Math.max(0, written));
+        writeWhole(s, first, requestBytes - heldBytes);
+        flush(s);
       },
       drain(s) {
-        if (rest?.length) writeRest(s);
+        flush(s);
       },
       data(s, chunk) {
         if (reader) {
@@ -113,7 +149,7 @@ export function postOverUnixSocket(
         if (reader.take(parsed.rest)) s.end();
       },
       close() {
-        opts.signal?.removeEventListener("abort", abort);
+        opts.signal?.removeEventListener("abort", onAbort);
         if (reader) reader.end();
         // Coded as fetch codes it (ECONNRESET): accepted, then closed, which is not a refused connect.
         else
@@ -130,6 +166,8 @@ export function postOverUnixSocket(
   }).catch(fail);
   return { sent, answer };
 }
+
+type Writable = { write(data: string | Uint8Array): number; end(): void };
 
 /** How many bytes `text` takes in UTF-8, as the socket writes it (a lone surrogate as U+FFFD's three). */
 export function utf8Length(text: string): number {

@@ -20,7 +20,7 @@ import { fermixPaths, resolveHome } from "../../src/config/paths.ts";
 import { PROTOCOL_HEADER, PROTOCOL_VERSION } from "../../src/protocol/protocol-version.ts";
 import { startFakeOpenAIResponses } from "../fake/llm.ts";
 import { cleanupAfterEach } from "../fixture/cleanup.ts";
-import { runFermix } from "../fixture/cli.ts";
+import { runFermix, startFermixDaemon } from "../fixture/cli.ts";
 import { tempHome } from "../fixture/home.ts";
 import { leaveStaleSocket } from "../fixture/stale-socket.ts";
 
@@ -41,7 +41,9 @@ function standInDaemon(socket: string, answer: string, hold: Promise<void> = Pro
     unix: socket,
     async fetch(req) {
       req.signal.addEventListener("abort", () => abandon(), { once: true });
-      const body = await req.json();
+      // A request its client abandoned before its last byte (stdin had something to add) has no body to read.
+      const body = await req.json().catch(() => undefined);
+      if (body === undefined) return new Response("cut short", { status: 400 });
       received.push({ path: new URL(req.url).pathname, protocol: req.headers.get(PROTOCOL_HEADER), body });
       arrive();
       await hold;
@@ -100,6 +102,22 @@ describe("a plain ask sent before the command tree loads (built binary)", () => 
     const r = await runFermix(["ask", "summarise"], { env, stdin: "the build is red" });
     expect(r).toEqual({ code: 0, stdout: "summary\n", stderr: "" });
     expect(daemon.received.map((x) => (x.body as { text: string }).text)).toEqual(["summarise\n\nthe build is red"]);
+  });
+
+  test("with the daemon up, a piped question is one turn: the request begun before stdin was known starts none", async () => {
+    const { env } = home();
+    const fake = await startFakeOpenAIResponses({ apiKey: KEY });
+    defer(() => fake.close());
+    fake.setDefault({ kind: "text", text: "it is red" });
+    const withProvider = { ...env, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl };
+    const daemon = await startFermixDaemon(withProvider);
+    defer(() => daemon.stop());
+    const r = await runFermix(["ask", "summarise"], { env: withProvider, stdin: "the build is red" });
+    expect(r).toEqual({ code: 0, stdout: "it is red\n", stderr: "" });
+    expect(fake.requests).toHaveLength(1);
+    expect(JSON.stringify(fake.requests[0]!.body)).toContain("summarise\\n\\nthe build is red");
+    // The daemon answered the abandoned request as the body it lacks, and said nothing of it in its log.
+    expect(daemon.stderr()).not.toMatch(/error|invalid/i);
   });
 
   test("a socket nobody listens on (a daemon killed with SIGKILL) is the in-process turn, or with --daemon exit 3", async () => {

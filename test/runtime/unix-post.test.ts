@@ -156,6 +156,82 @@ describe("a POST over a unix socket, answered by Bun.serve as the daemon answers
   });
 });
 
+describe("a request held back by its last byte (release)", () => {
+  /** Bun.serve as the daemon: `started` when a handler runs (before it reads the body), `bodies` what it then read. */
+  function servingDaemon() {
+    const socket = socketPath();
+    const bodies: string[] = [];
+    const failures: string[] = [];
+    const { promise: started, resolve: start } = Promise.withResolvers<void>();
+    const { promise: ended, resolve: end } = Promise.withResolvers<void>();
+    const server = Bun.serve({
+      unix: socket,
+      async fetch(req) {
+        start();
+        try {
+          bodies.push(await req.text());
+          return new Response("answered");
+        } catch (err) {
+          failures.push((err as Error).name);
+          return new Response("cut short", { status: 400 });
+        } finally {
+          end();
+        }
+      },
+    });
+    defer(() => server.stop(true));
+    return { socket, bodies, failures, started, ended };
+  }
+
+  test("the server starts on it at once, and has the whole body only once it is released", async () => {
+    const daemon = servingDaemon();
+    const { promise: release, resolve: decide } = Promise.withResolvers<boolean>();
+    let sentYet = false;
+    const { sent, answer } = postOverUnixSocket(daemon.socket, "/v1/ask", {
+      headers: {},
+      body: '{"text":"ping"}',
+      release,
+    });
+    void sent.then(() => {
+      sentYet = true;
+    });
+    await daemon.started;
+    expect({ bodies: daemon.bodies, sentYet }).toEqual({ bodies: [], sentYet: false });
+    decide(true);
+    await sent;
+    expect(await (await answer).text()).toBe("answered");
+    expect(daemon.bodies).toEqual(['{"text":"ping"}']);
+  });
+
+  test("abandoned, it never arrives as a request: the answer rejects as aborted, the server's read fails", async () => {
+    const daemon = servingDaemon();
+    const { promise: release, resolve: decide } = Promise.withResolvers<boolean>();
+    const { sent, answer } = postOverUnixSocket(daemon.socket, "/v1/ask", {
+      headers: {},
+      body: '{"text":"ping"}',
+      release,
+    });
+    await daemon.started;
+    decide(false);
+    await expect(answer).rejects.toMatchObject({ name: "AbortError" });
+    await sent;
+    await daemon.ended;
+    expect(daemon.bodies).toEqual([]);
+    expect(daemon.failures).toHaveLength(1);
+  });
+
+  test("a body that does not end in ASCII waits whole, and goes whole, past what one write takes", async () => {
+    const daemon = servingDaemon();
+    const { promise: release, resolve: decide } = Promise.withResolvers<boolean>();
+    const body = `${"é€😀x".repeat(128 * 1024)}€`;
+    const { sent, answer } = postOverUnixSocket(daemon.socket, "/v1/ask", { headers: {}, body, release });
+    decide(true);
+    await sent;
+    expect(await (await answer).text()).toBe("answered");
+    expect(daemon.bodies).toEqual([body]);
+  });
+});
+
 describe("what a missing, broken or foreign peer does", () => {
   test("nothing listening: the answer rejects with the connect's own code and `sent` still settles", async () => {
     const { sent, answer } = post(socketPath());
