@@ -146,7 +146,10 @@ export type TurnDeps = {
   onToolExecution?: (execution: ToolExecution & { conversation: ConversationKey }) => void;
   /** The owner's budgets ([fermix_core.budget]), asked before every model call; absent, nothing is limited. */
   budget?: Pick<Budget, "guard">;
-  /** Done just before the turn's messages are committed; one that throws leaves the conversation as it was. */
+  /**
+   * Done in the commit's own transaction, before the turn's messages (a one-shot ask then writes memory.db once for
+   * both, issue 31); one that throws leaves the conversation as it was, and nothing of its own writes.
+   */
   beforeCommit?: () => void;
 };
 
@@ -291,8 +294,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnRes
     const turnId = newId("turn", 6);
     // History keeps a placeholder for each picture: the bytes went to the model in this turn only.
     const stored = [withMediaPlaceholders(user), ...result.added, ...(marker ? [marker] : [])];
-    deps.beforeCommit?.();
     deps.store.commitTurn(input.key, stored, {
+      ...(deps.beforeCommit ? { alongside: deps.beforeCommit } : {}),
       turnId,
       provider: result.provider,
       model: result.model,

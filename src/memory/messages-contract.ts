@@ -11,6 +11,11 @@ export type StoredMeta = {
    * answer that was recorded is never run again after a crash.
    */
   answers?: { ids: readonly number[]; as: "answered" | "stopped" };
+  /**
+   * Writes that belong with the turn (the conversation's note for the owner's recall scope), done first in its
+   * transaction: one memory.db commit for both, and one that throws leaves nothing of either.
+   */
+  alongside?: () => void;
 };
 
 export type ConversationWindow = {

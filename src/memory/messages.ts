@@ -33,6 +33,7 @@ export function createMessageStore(db: SqlDatabase, now: () => number = Date.now
     commitTurn(key: ConversationKey, messages: Message[], meta: StoredMeta): number {
       const kept = messages.filter(hasContent);
       db.transaction(() => {
+        meta.alongside?.();
         for (const m of kept) {
           insert.run({
             channel: key.channel,

@@ -52,6 +52,24 @@ describe("memory.db", () => {
     expect(store.history(key)).toEqual([user("hi")]);
   });
 
+  test("writes that go with a turn share its transaction: one that throws leaves neither behind", () => {
+    const db = new Database(":memory:");
+    migrate(db);
+    db.exec("CREATE TABLE notes (text TEXT)");
+    const store = createMessageStore(db);
+    const note = (text: string) => () => void db.query("INSERT INTO notes (text) VALUES (?)").run(text);
+    store.commitTurn(key, [user("hi"), assistant("hello")], { turnId: "t1", alongside: note("first") });
+    const refused = () => {
+      note("second")();
+      throw new Error("refused");
+    };
+    expect(() =>
+      store.commitTurn(key, [user("more"), assistant("again")], { turnId: "t2", alongside: refused }),
+    ).toThrow("refused");
+    expect(db.query("SELECT text FROM notes").all()).toEqual([{ text: "first" }]);
+    expect(store.history(key)).toEqual([user("hi"), assistant("hello")]);
+  });
+
   test("a failing commit leaves nothing behind", () => {
     const db = new Database(":memory:");
     migrate(db);
