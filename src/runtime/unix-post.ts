@@ -54,11 +54,12 @@ export function postOverUnixSocket(socket: string, path: string, opts: UnixPostO
   const { promise: answer, resolve: answerWith, reject: refuse } = Promise.withResolvers<Response>();
   let reader: AnswerReader | undefined;
   let connection: Writable | undefined;
-  // What waits for `release`: the last byte, or the whole request when that byte is not ASCII; written first, the rest.
-  const holdsLast = opts.release !== undefined && request.charCodeAt(request.length - 1) < 0x80;
-  let held = opts.release === undefined ? "" : holdsLast ? request.slice(-1) : request;
-  const first = request.slice(0, request.length - held.length);
-  const heldBytes = holdsLast ? 1 : opts.release === undefined ? 0 : requestBytes;
+  // What waits for `release`: its last byte, or the whole request when that byte is not ASCII; the rest goes first.
+  const heldChars =
+    opts.release === undefined ? 0 : request.charCodeAt(request.length - 1) < 0x80 ? 1 : request.length;
+  const heldBytes = heldChars === request.length ? requestBytes : heldChars;
+  const first = request.slice(0, request.length - heldChars);
+  let held = request.slice(request.length - heldChars);
   // The bytes still to write when the kernel took only part of a write (a large question): they go as it drains.
   let rest: Uint8Array | undefined;
   let released = opts.release === undefined;

@@ -2,8 +2,8 @@
  * The hot paths load only what they use: `fermix --version` and a plain `fermix ask` never evaluate the heavy
  * packages below; `ask --schema` is what loads the JSON Schema validator. The client paths (issue 31) load less
  * still: `--version` and `ask --help` neither valibot nor the protocol, and an ask through a running daemon only
- * ask's part of the protocol and its socket client (valibot neither, when its words are plain) — no config parsing, providers, tools, sandbox or in-process
- * turn. Run from source under Bun with a preload that lists the modules each process evaluated (a compiled
+ * ask's part of the protocol and its socket client (valibot neither, when its words are plain) — no config parsing,
+ * providers, tools, sandbox or in-process turn. Run from source under Bun with a preload that lists the modules each process evaluated (a compiled
  * binary bundles every module, so there "loaded" can only be seen this way; its lazy chunks follow the same
  * imports).
  */
