@@ -55,8 +55,7 @@ export function postOverUnixSocket(socket: string, path: string, opts: UnixPostO
   let reader: AnswerReader | undefined;
   let connection: Writable | undefined;
   // What waits for `release`: its last byte, or the whole request when that byte is not ASCII; the rest goes first.
-  const heldChars =
-    opts.release === undefined ? 0 : request.charCodeAt(request.length - 1) < 0x80 ? 1 : request.length;
+  const heldChars = opts.release === undefined ? 0 : request.charCodeAt(request.length - 1) < 0x80 ? 1 : request.length;
   const heldBytes = heldChars === request.length ? requestBytes : heldChars;
   const first = request.slice(0, request.length - heldChars);
   let held = request.slice(request.length - heldChars);
