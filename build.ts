@@ -21,8 +21,8 @@ import { PRERENDERED_SPECS_FILE, runPrerenderStep } from "./src/capabilities/pre
 import { EMBEDDED } from "./src/embedded/assets.ts";
 import { runCatalogStep } from "./src/plugins/catalog/build-step.ts";
 import { buildReleaseArtifacts, type ReleaseKeys, renderSummary } from "./src/release/build-release.ts";
+import { bundleOptions } from "./src/release/bundle-options.ts";
 import { bytecodeOrderFiles } from "./src/release/bytecode-order.ts";
-import { inlineTextImports } from "./src/release/inline-text-imports.ts";
 import { RELEASE_BASE_URL } from "./src/release/location.ts";
 import { isVersion } from "./src/release/semver.ts";
 import { hostTarget, RELEASE_TARGETS, targetById } from "./src/release/targets.ts";
@@ -64,8 +64,7 @@ const JIT_POLICY = 100;
 /** One `bun build --compile`; `bunTarget` cross-compiles (Bun fetches that runtime from the npm registry). */
 async function compile(opts: { outfile: string; target: string; bunTarget?: Bun.Build.CompileTarget }) {
   const result = await Bun.build({
-    entrypoints: [`${root}/src/main.ts`],
-    root,
+    ...bundleOptions({ root, version, target: opts.target }),
     compile: {
       outfile: opts.outfile,
       // An explicit `target: undefined` is refused by Bun: leave the key out for a host build.
@@ -81,13 +80,8 @@ async function compile(opts: { outfile: string; target: string; bunTarget?: Bun.
       bytecodeOrder: bytecodeOrder.length > 0 && bytecodeOrder,
       jitPolicy: JIT_POLICY,
     },
-    minify: true,
     // Precompiled bytecode shortens start-up, which every `fermix ask` pays.
     bytecode: true,
-    format: "esm",
-    splitting: true,
-    plugins: [inlineTextImports()],
-    define: { FERMIX_VERSION: JSON.stringify(version), FERMIX_TARGET: JSON.stringify(opts.target) },
     throw: false,
   });
   if (!result.success) throw new Error(result.logs.map((log) => String(log)).join("\n") || "bun build failed");
