@@ -15,12 +15,10 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
 import { bundleOptions } from "../src/release/bundle-options.ts";
-
-type Output = { bytes: number; inputs: Record<string, unknown>; entryPoint?: string };
 
 const { values: flags } = parseArgs({ args: Bun.argv.slice(2), options: { list: { type: "string", default: "10" } } });
 const listed = Number(flags.list);
@@ -35,14 +33,12 @@ try {
     throw: false,
   });
   if (!result.success) throw new Error(result.logs.map(String).join("\n"));
-  const meta = (typeof result.metafile === "string" ? JSON.parse(result.metafile) : result.metafile) as {
-    outputs: Record<string, Output>;
-  };
-  const chunks = Object.entries(meta.outputs).map(([name, o]) => ({
+  const chunks = Object.entries(result.metafile!.outputs).map(([name, o]) => ({
     name,
     bytes: o.bytes,
-    modules: Object.keys(o.inputs ?? {}).length,
-    entry: o.entryPoint?.replace(/^(\.\.\/)+.*?\/src\//, "src/"),
+    modules: Object.keys(o.inputs).length,
+    // The metafile names an entry relative to the working directory.
+    entry: o.entryPoint && relative(root, resolve(o.entryPoint)),
   }));
   const facades = chunks.filter((c) => c.modules === 0);
   const single = chunks.filter((c) => c.modules === 1);
