@@ -1,9 +1,6 @@
 import { inlineTextImports } from "./inline-text-imports.ts";
 
-/**
- * How build.ts bundles fermix's sources, before compiling them into the executable: one place, so that
- * bench/chunk-shape.ts sizes the very chunks the binary holds.
- */
+/** How build.ts bundles fermix's sources before compiling them into the executable. */
 export function bundleOptions(opts: { root: string; version: string; target: string }) {
   return {
     entrypoints: [`${opts.root}/src/main.ts`],
