@@ -28,22 +28,108 @@ export type ReplayedRequest = { url: string; headers: Record<string, string>; bo
  * and reads the streamed answer to its end, then writes it to stdout so the bench can see the stream completed.
  */
 export function buildOneFetchFloor(dir: string, request: ReplayedRequest): Promise<string> {
-  const source = `const response = await fetch(${JSON.stringify(request.url)}, {
-  method: "POST",
-  headers: ${JSON.stringify(request.headers)},
-  body: ${JSON.stringify(request.body)},
-});
-const chunks = [];
+  const source = `${fetchAndRead(request)}await Bun.write(Bun.stdout, new Blob(chunks));
+if (!response.ok) process.exitCode = 1;
+`;
+  return compileFloor(dir, "one-fetch", source);
+}
+
+/** Program text: reads `response`'s body to its end, into `chunks`. */
+const READ_TO_END = `const chunks = [];
 const reader = response.body.getReader();
 for (;;) {
   const { done, value } = await reader.read();
   if (done) break;
   chunks.push(value);
 }
+`;
+
+/** Floor (b)'s fetch and stream read, as program text: what floors (c) and (d) do around it is theirs. */
+function fetchAndRead(request: ReplayedRequest): string {
+  return `const response = await fetch(${JSON.stringify(request.url)}, {
+  method: "POST",
+  headers: ${JSON.stringify(request.headers)},
+  body: ${JSON.stringify(request.body)},
+});
+${READ_TO_END}`;
+}
+
+/**
+ * Floor (c), the duties of an in-process ask, whatever code does them: floor (b)'s fetch, plus node:fs loaded (a
+ * home's folders and private files are made owner-only, which only node:fs does), memory.db at `dbPath` opened as
+ * src/memory/db.ts opens it (WAL, synchronous=NORMAL, the log kept on close), the owner's words stored before the
+ * request goes (what the owner sends is stored before anything answers), and the reply and its usage row stored
+ * after it in one transaction, then closed as src/memory/oneshot-close.ts closes it. Information, not a target: it
+ * shows how much of the daemon-down ratio those duties take before any of fermix's own work.
+ */
+export function buildDutiesFloor(dir: string, request: ReplayedRequest, dbPath: string): Promise<string> {
+  const source = `import { existsSync } from "node:fs";
+import { Database, constants } from "bun:sqlite";
+const path = ${JSON.stringify(dbPath)};
+const fresh = !existsSync(path);
+const db = new Database(path, { create: true, strict: true });
+db.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
+db.exec("PRAGMA busy_timeout = 5000");
+db.exec("PRAGMA journal_mode = WAL");
+db.exec("PRAGMA synchronous = NORMAL");
+if (fresh) {
+  db.exec("CREATE TABLE messages (id INTEGER PRIMARY KEY, role TEXT NOT NULL, text TEXT NOT NULL, at INTEGER NOT NULL)");
+  db.exec("CREATE TABLE usage (id INTEGER PRIMARY KEY, input INTEGER, output INTEGER, at INTEGER NOT NULL)");
+}
+const store = db.query("INSERT INTO messages (role, text, at) VALUES ($role, $text, $at)");
+store.run({ role: "user", text: "ping", at: Date.now() });
+${fetchAndRead(request)}db.transaction(() => {
+  store.run({ role: "assistant", text: "pong", at: Date.now() });
+  db.query("INSERT INTO usage (input, output, at) VALUES ($input, $output, $at)").run({ input: 1, output: 1, at: Date.now() });
+})();
+const holder = new Database(path, { readonly: true, strict: true });
+holder.query("PRAGMA user_version").get();
+db.close();
+holder.close();
 await Bun.write(Bun.stdout, new Blob(chunks));
 if (!response.ok) process.exitCode = 1;
 `;
-  return compileFloor(dir, "one-fetch", source);
+  return compileFloor(dir, "duties", source);
+}
+
+/**
+ * Floor (d), the shape of an ask through the daemon, whatever code runs it: a client that POSTs an ask to the unix
+ * socket `socket` and reads the streamed answer, and a relay daemon there that sends floor (b)'s request to the
+ * provider and streams its answer back (it says "listening on" on stderr once it listens). Information, not a
+ * target: it shows how much of the daemon-up ratio the split into a client and a daemon takes by itself.
+ */
+export async function buildRelayFloor(
+  dir: string,
+  request: ReplayedRequest,
+  socket: string,
+): Promise<{ daemon: string; client: string }> {
+  const daemon = `Bun.serve({
+  unix: ${JSON.stringify(socket)},
+  async fetch(ask) {
+    await ask.json();
+    const response = await fetch(${JSON.stringify(request.url)}, {
+      method: "POST",
+      headers: ${JSON.stringify(request.headers)},
+      body: ${JSON.stringify(request.body)},
+    });
+    return new Response(response.body, { status: response.status, headers: { "content-type": "text/event-stream" } });
+  },
+});
+console.error("listening on ${socket}");
+`;
+  const client = `const response = await fetch("http://fermix/v1/ask", {
+  unix: ${JSON.stringify(socket)},
+  method: "POST",
+  headers: { "content-type": "application/json", accept: "text/event-stream" },
+  body: JSON.stringify({ text: "ping", cwd: process.cwd(), timeout_ms: 300000 }),
+});
+${READ_TO_END}await Bun.write(Bun.stdout, new Blob(chunks));
+if (!response.ok) process.exitCode = 1;
+`;
+  return {
+    daemon: await compileFloor(dir, "relay-daemon", daemon),
+    client: await compileFloor(dir, "relay-client", client),
+  };
 }
 
 // Set by the client's HTTP stack for each connection, not chosen by the program; fetch writes its own.

@@ -61,13 +61,25 @@ export async function sampleInterleaved<R>(
   a: () => Promise<R>,
   b: () => Promise<R>,
 ): Promise<{ a: R[]; b: R[] }> {
-  const kept = { a: [] as R[], b: [] as R[] };
+  const [keptA, keptB] = await sampleRounds(runs, warmup, [a, b]);
+  return { a: keptA!, b: keptB! };
+}
+
+/**
+ * sampleInterleaved for any number of programs: each in turn, round after round (A B C A B C …), `warmup` rounds
+ * discarded; the runs of each come back in the order given.
+ */
+export async function sampleRounds<R>(
+  runs: number,
+  warmup: number,
+  programs: readonly (() => Promise<R>)[],
+): Promise<R[][]> {
+  const kept = programs.map(() => [] as R[]);
   for (let i = 0; i < warmup + runs; i++) {
-    const ranA = await a();
-    const ranB = await b();
-    if (i < warmup) continue;
-    kept.a.push(ranA);
-    kept.b.push(ranB);
+    for (let j = 0; j < programs.length; j++) {
+      const ran = await programs[j]!();
+      if (i >= warmup) kept[j]!.push(ran);
+    }
   }
   return kept;
 }

@@ -11,6 +11,12 @@
  * The fake OpenAI Responses server answers instantly. Prints medians, p90s, the floors' own medians, the ratios
  * and PASS/MISS; asserts nothing beyond "every run did what it should".
  *
+ * Then, as information with no target, what the design itself costs against the one-fetch floor, before any of
+ * fermix's own code (bench/_floors.ts): the same fetch made through a relay daemon on a unix socket (an ask's shape
+ * with the daemon up), and made with an in-process ask's duties around it (node:fs, memory.db opened as fermix
+ * opens it, the owner's words stored before the request and the reply and usage after). What fermix adds over
+ * each is what its own code costs.
+ *
  *   bun bench/ask-overhead.ts [--runs N] [--binary PATH]
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -18,13 +24,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type FakeLlm, type RecordedRequest, startFakeOpenAIResponses } from "../test/fake/llm.ts";
-import { buildOneFetchFloor, buildPrintLineFloor, projectBun, replayOf } from "./_floors.ts";
+import {
+  buildDutiesFloor,
+  buildOneFetchFloor,
+  buildPrintLineFloor,
+  buildRelayFloor,
+  projectBun,
+  replayOf,
+} from "./_floors.ts";
 import {
   benchBinary,
   benchRuns,
   freshCopy,
   type Run,
   sampleInterleaved,
+  sampleRounds,
   startUntilReady,
   stats,
   timeRun,
@@ -36,6 +50,7 @@ const WARMUP = 3;
 const TARGET = { version: 1.1, help: 1.2, daemonUp: 1.2, daemonDown: 1.5 };
 // Widths of the printed table's columns.
 const COLUMNS = [22, 18, 7, 13, 18, 7, 9, 9];
+const DESIGN_COLUMNS = [32, 18, 13, 22, 10];
 
 const { values: flags } = parseArgs({
   args: Bun.argv.slice(2),
@@ -53,6 +68,7 @@ const binary = await freshCopy(source, root);
 const fake = await startFakeOpenAIResponses({ apiKey: KEY });
 fake.setDefault({ kind: "text", text: "pong" });
 let stopDaemon: (() => Promise<number>) | undefined;
+let stopRelay: (() => Promise<number>) | undefined;
 
 try {
   const floors = join(root, "floors");
@@ -85,7 +101,15 @@ try {
     floorA,
     cheapRuns,
   );
-  const down = await pair(ask("down"), floorB(fetchDown));
+  await mkdir(join(root, "duties"));
+  const duties = await buildDutiesFloor(floors, replayOf(sentDown, fake.baseUrl), join(root, "duties", "memory.db"));
+  // The design floor runs in the same rounds (fermix, its floor, the design floor), so all three ratios hold.
+  const [downRuns, downFloor, dutiesRuns] = await sampleRounds(runs, WARMUP, [
+    ask("down"),
+    floorB(fetchDown),
+    floorB(duties),
+  ]);
+  const down = { a: downRuns!, b: downFloor! };
 
   const daemon = await startUntilReady([binary, "run"], spawnOpts("up"), "listening on");
   stopDaemon = daemon.stop;
@@ -93,7 +117,17 @@ try {
   // Replay what the daemon sends when that differs from the in-process ask, so each floor does the same work.
   const sameBody = JSON.stringify(sentUp.body) === JSON.stringify(sentDown.body);
   const fetchUp = sameBody ? fetchDown : await buildOneFetchFloor(floors, replayOf(sentUp, fake.baseUrl));
-  const up = await pair(ask("up"), floorB(fetchUp));
+  const relay = await buildRelayFloor(floors, replayOf(sentUp, fake.baseUrl), join(root, "relay.sock"));
+  const relayDaemon = await startUntilReady([relay.daemon], { cwd: root }, "listening on");
+  stopRelay = relayDaemon.stop;
+  const [upRuns, upFloor, relayRuns] = await sampleRounds(runs, WARMUP, [
+    ask("up"),
+    floorB(fetchUp),
+    floorB(relay.client),
+  ]);
+  const up = { a: upRuns!, b: upFloor! };
+  stopRelay = undefined;
+  await relayDaemon.stop();
   stopDaemon = undefined;
   const daemonExit = await daemon.stop();
 
@@ -111,8 +145,14 @@ try {
   printRow("fermix ask --help", help, "print a line", TARGET.help);
   printRow("ask ping, daemon up", up, "one fetch", TARGET.daemonUp);
   printRow("ask ping, daemon down", down, "one fetch", TARGET.daemonDown);
+  console.log();
+  console.log("what the design costs by itself (information, no target)");
+  printDesignHeader();
+  printDesignRow("one fetch via a relay daemon", relayRuns!, "ask ping, daemon up", up);
+  printDesignRow("one fetch with memory.db duties", dutiesRuns!, "ask ping, daemon down", down);
 } finally {
   if (stopDaemon) await stopDaemon().catch(() => {});
+  if (stopRelay) await stopRelay().catch(() => {});
   await fake.close();
   await rm(root, { recursive: true, force: true });
 }
@@ -151,14 +191,43 @@ function expectStream(run: Run): Run {
   return run;
 }
 
-function printHeader() {
-  const head = ["figure", "fermix median/p90", "req @", "floor", "floor median/p90", "req @", "ratio", "target"];
+/** One line of a table: each cell padded to its column's width (the last one as it is). */
+function printCells(cells: string[], widths: number[]) {
   console.log(
-    head
-      .map((cell, i) => cell.padEnd(COLUMNS[i]!))
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
       .join("  ")
       .trimEnd(),
   );
+}
+
+function printHeader() {
+  const head = ["figure", "fermix median/p90", "req @", "floor", "floor median/p90", "req @", "ratio", "target"];
+  printCells(head, COLUMNS);
+}
+
+function printDesignHeader() {
+  const head = ["design floor", "median/p90", "vs one fetch", "fermix's figure", "fermix over it"];
+  printCells(head, DESIGN_COLUMNS);
+}
+
+/**
+ * A design floor against the one-fetch floor of the same rounds, then fermix's figure of those rounds over it: what
+ * fermix's own code adds to what the design costs.
+ */
+function printDesignRow(label: string, design: Run[], figure: string, rounds: { a: Run[]; b: Run[] }) {
+  const floor = stats(design.map((r) => r.ms));
+  const fetchOnly = stats(rounds.b.map((r) => r.ms));
+  const fermix = stats(rounds.a.map((r) => r.ms));
+  const over = `${(fermix.median / floor.median).toFixed(3)}× (+${(fermix.median - floor.median).toFixed(1)} ms)`;
+  const cells = [
+    label,
+    `${floor.median.toFixed(1)} / ${floor.p90.toFixed(1)} ms`,
+    `${(floor.median / fetchOnly.median).toFixed(3)}×`,
+    figure,
+    over,
+  ];
+  printCells(cells, DESIGN_COLUMNS);
 }
 
 function printRow(label: string, pair: { a: Run[]; b: Run[] }, floor: string, target: number) {
@@ -172,10 +241,5 @@ function printRow(label: string, pair: { a: Run[]; b: Run[] }, floor: string, ta
   };
   const cells = [label, times(fermix), reqAt(pair.a), floor, times(base), reqAt(pair.b)];
   cells.push(`${ratio.toFixed(3)}×`, `≤ ${target}×`, ratio <= target ? "PASS" : "MISS");
-  console.log(
-    cells
-      .map((cell, i) => cell.padEnd(COLUMNS[i] ?? 0))
-      .join("  ")
-      .trimEnd(),
-  );
+  printCells(cells, COLUMNS);
 }
