@@ -44,28 +44,34 @@ for (;;) {
 }
 `;
 
-/** Floor (b)'s fetch and stream read, as program text: what floors (c) and (d) do around it is theirs. */
-function fetchAndRead(request: ReplayedRequest): string {
-  return `const response = await fetch(${JSON.stringify(request.url)}, {
+/**
+ * Floor (b)'s request and stream read, as program text; `whileOut` is program text run once the request is sent and
+ * before its answer is awaited (floor (c)'s database work, as a one-shot ask overlaps it with the model's wait).
+ */
+function fetchAndRead(request: ReplayedRequest, whileOut: () => string = () => ""): string {
+  return `const responding = fetch(${JSON.stringify(request.url)}, {
   method: "POST",
   headers: ${JSON.stringify(request.headers)},
   body: ${JSON.stringify(request.body)},
 });
+${whileOut()}const response = await responding;
 ${READ_TO_END}`;
 }
 
 /**
- * Floor (c), the duties of an in-process ask, whatever code does them: floor (b)'s fetch, plus node:fs loaded (a
- * home's folders and private files are made owner-only, which only node:fs does), memory.db at `dbPath` opened as
- * src/memory/db.ts opens it (WAL, synchronous=NORMAL, the log kept on close), the owner's words stored before the
- * request goes (what the owner sends is stored before anything answers), and the reply and its usage row stored
- * after it in one transaction, then closed as src/memory/oneshot-close.ts closes it. Information, not a target: it
- * shows how much of the daemon-down ratio those duties take before any of fermix's own work.
+ * Floor (c), the duties of an in-process ask, whatever code does them, in the order src/memory/lazy-database.ts
+ * keeps: node:fs loaded (an ask works its home through it: folders made owner-only, the log appended, skills
+ * listed); floor (b)'s request sent; while it is out, memory.db at `dbPath` opened as src/memory/db.ts opens it (WAL,
+ * synchronous=NORMAL, the log kept) with oneshot-close.ts's read-only holder; once the answer is in, the owner's words,
+ * the reply and a usage row stored in one transaction; then closed as oneshot-close.ts closes it. Information, not a
+ * target: it shows how much of the daemon-down ratio those duties take before any of fermix's own work.
  */
 export function buildDutiesFloor(dir: string, request: ReplayedRequest, dbPath: string): Promise<string> {
   const source = `import { existsSync } from "node:fs";
-import { Database, constants } from "bun:sqlite";
 const path = ${JSON.stringify(dbPath)};
+${fetchAndRead(
+  request,
+  () => `const { Database, constants } = process.getBuiltinModule("bun:sqlite");
 const fresh = !existsSync(path);
 const db = new Database(path, { create: true, strict: true });
 db.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
@@ -76,14 +82,15 @@ if (fresh) {
   db.exec("CREATE TABLE messages (id INTEGER PRIMARY KEY, role TEXT NOT NULL, text TEXT NOT NULL, at INTEGER NOT NULL)");
   db.exec("CREATE TABLE usage (id INTEGER PRIMARY KEY, input INTEGER, output INTEGER, at INTEGER NOT NULL)");
 }
-const store = db.query("INSERT INTO messages (role, text, at) VALUES ($role, $text, $at)");
-store.run({ role: "user", text: "ping", at: Date.now() });
-${fetchAndRead(request)}db.transaction(() => {
+const holder = new Database(path, { readonly: true, strict: true });
+holder.query("PRAGMA user_version").get();
+`,
+)}const store = db.query("INSERT INTO messages (role, text, at) VALUES ($role, $text, $at)");
+db.transaction(() => {
+  store.run({ role: "user", text: "ping", at: Date.now() });
   store.run({ role: "assistant", text: "pong", at: Date.now() });
   db.query("INSERT INTO usage (input, output, at) VALUES ($input, $output, $at)").run({ input: 1, output: 1, at: Date.now() });
 })();
-const holder = new Database(path, { readonly: true, strict: true });
-holder.query("PRAGMA user_version").get();
 db.close();
 holder.close();
 await Bun.write(Bun.stdout, new Blob(chunks));
@@ -115,7 +122,7 @@ export async function buildRelayFloor(
     return new Response(response.body, { status: response.status, headers: { "content-type": "text/event-stream" } });
   },
 });
-console.error("listening on ${socket}");
+console.error(${JSON.stringify(`listening on ${socket}`)});
 `;
   const client = `const response = await fetch("http://fermix/v1/ask", {
   unix: ${JSON.stringify(socket)},
