@@ -14,8 +14,8 @@
  * Then, as information with no target, what the design itself costs against the one-fetch floor, before any of
  * fermix's own code (bench/_floors.ts): the same fetch made through a relay daemon on a unix socket (an ask's shape
  * with the daemon up), and made with an in-process ask's duties around it (node:fs, memory.db opened as fermix
- * opens it, the owner's words stored before the request and the reply and usage after). What fermix adds over
- * each is what its own code costs.
+ * opens it while the request is out, the owner's words, the reply and usage stored once the answer is in). What
+ * fermix adds over each is what its own code costs.
  *
  *   bun bench/ask-overhead.ts [--runs N] [--binary PATH]
  */
@@ -37,6 +37,7 @@ import {
   benchRuns,
   freshCopy,
   type Run,
+  type Stats,
   sampleInterleaved,
   sampleRounds,
   startUntilReady,
@@ -191,6 +192,11 @@ function expectStream(run: Run): Run {
   return run;
 }
 
+/** A median and p90, as both tables print them. */
+function times(s: Stats): string {
+  return `${s.median.toFixed(1)} / ${s.p90.toFixed(1)} ms`;
+}
+
 /** One line of a table: each cell padded to its column's width (the last one as it is). */
 function printCells(cells: string[], widths: number[]) {
   console.log(
@@ -220,13 +226,7 @@ function printDesignRow(label: string, design: Run[], figure: string, rounds: { 
   const fetchOnly = stats(rounds.b.map((r) => r.ms));
   const fermix = stats(rounds.a.map((r) => r.ms));
   const over = `${(fermix.median / floor.median).toFixed(3)}× (+${(fermix.median - floor.median).toFixed(1)} ms)`;
-  const cells = [
-    label,
-    `${floor.median.toFixed(1)} / ${floor.p90.toFixed(1)} ms`,
-    `${(floor.median / fetchOnly.median).toFixed(3)}×`,
-    figure,
-    over,
-  ];
+  const cells = [label, times(floor), `${(floor.median / fetchOnly.median).toFixed(3)}×`, figure, over];
   printCells(cells, DESIGN_COLUMNS);
 }
 
@@ -234,7 +234,6 @@ function printRow(label: string, pair: { a: Run[]; b: Run[] }, floor: string, ta
   const fermix = stats(pair.a.map((r) => r.ms));
   const base = stats(pair.b.map((r) => r.ms));
   const ratio = fermix.median / base.median;
-  const times = (s: { median: number; p90: number }) => `${s.median.toFixed(1)} / ${s.p90.toFixed(1)} ms`;
   const reqAt = (runs: Run[]) => {
     const at = runs.flatMap((r) => ("reqAt" in r ? [r.reqAt as number] : []));
     return at.length ? `${stats(at).median.toFixed(1)} ms` : "—";
