@@ -107,7 +107,9 @@ export function postOverUnixSocket(socket: string, path: string, opts: UnixPostO
       released = true;
       if (connection) flush(connection);
     },
-    () => abort(new DOMException("The request was abandoned", "AbortError")),
+    () => {
+      if (!failed) abort(new DOMException("The request was abandoned", "AbortError"));
+    },
   );
   Bun.connect({
     unix: socket,
