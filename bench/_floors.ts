@@ -59,19 +59,11 @@ ${READ_TO_END}`;
 }
 
 /**
- * Floor (c), the duties of an in-process ask, whatever code does them, in the order src/memory/lazy-database.ts
- * keeps: node:fs loaded (an ask works its home through it: folders made owner-only, the log appended, skills
- * listed); floor (b)'s request sent; while it is out, memory.db at `dbPath` opened as src/memory/db.ts opens it (WAL,
- * synchronous=NORMAL, the log kept) with oneshot-close.ts's read-only holder; once the answer is in, the owner's words,
- * the reply and a usage row stored in one transaction; then closed as oneshot-close.ts closes it. Information, not a
- * target: it shows how much of the daemon-down ratio those duties take before any of fermix's own work.
+ * Program text: memory.db at \`path\` opened as src/memory/db.ts opens it (WAL, synchronous=NORMAL, the log kept),
+ * with a message table and a usage table made on first use, as \`db\`; \`Database\` in scope.
  */
-export function buildDutiesFloor(dir: string, request: ReplayedRequest, dbPath: string): Promise<string> {
-  const source = `import { existsSync } from "node:fs";
-const path = ${JSON.stringify(dbPath)};
-${fetchAndRead(
-  request,
-  () => `const { Database, constants } = process.getBuiltinModule("bun:sqlite");
+const OPEN_MEMORY_DB = `import { existsSync } from "node:fs";
+const { Database, constants } = process.getBuiltinModule("bun:sqlite");
 const fresh = !existsSync(path);
 const db = new Database(path, { create: true, strict: true });
 db.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
@@ -82,15 +74,34 @@ if (fresh) {
   db.exec("CREATE TABLE messages (id INTEGER PRIMARY KEY, role TEXT NOT NULL, text TEXT NOT NULL, at INTEGER NOT NULL)");
   db.exec("CREATE TABLE usage (id INTEGER PRIMARY KEY, input INTEGER, output INTEGER, at INTEGER NOT NULL)");
 }
-const holder = new Database(path, { readonly: true, strict: true });
+`;
+
+/** Program text: the owner's words, the reply and a usage row (each a JS expression) stored in one transaction. */
+function storeTurn(words: string, reply: string, input: string, output: string): string {
+  return `db.transaction(() => {
+  const store = db.query("INSERT INTO messages (role, text, at) VALUES ($role, $text, $at)");
+  store.run({ role: "user", text: ${words}, at: Date.now() });
+  store.run({ role: "assistant", text: ${reply}, at: Date.now() });
+  db.query("INSERT INTO usage (input, output, at) VALUES ($input, $output, $at)").run({ input: ${input}, output: ${output}, at: Date.now() });
+})();`;
+}
+
+/**
+ * Floor (c), the duties of an in-process ask, whatever code does them, in the order src/memory/lazy-database.ts
+ * keeps: node:fs loaded (an ask works its home through it: folders made owner-only, the log appended, skills
+ * listed); floor (b)'s request sent; while it is out, memory.db at `dbPath` opened as src/memory/db.ts opens it (WAL,
+ * synchronous=NORMAL, the log kept) with oneshot-close.ts's read-only holder; once the answer is in, the owner's words,
+ * the reply and a usage row stored in one transaction; then closed as oneshot-close.ts closes it. Information, not a
+ * target: it shows how much of the daemon-down ratio those duties take before any of fermix's own work.
+ */
+export function buildDutiesFloor(dir: string, request: ReplayedRequest, dbPath: string): Promise<string> {
+  const source = `const path = ${JSON.stringify(dbPath)};
+${fetchAndRead(
+  request,
+  () => `${OPEN_MEMORY_DB}const holder = new Database(path, { readonly: true, strict: true });
 holder.query("PRAGMA user_version").get();
 `,
-)}const store = db.query("INSERT INTO messages (role, text, at) VALUES ($role, $text, $at)");
-db.transaction(() => {
-  store.run({ role: "user", text: "ping", at: Date.now() });
-  store.run({ role: "assistant", text: "pong", at: Date.now() });
-  db.query("INSERT INTO usage (input, output, at) VALUES ($input, $output, $at)").run({ input: 1, output: 1, at: Date.now() });
-})();
+)}${storeTurn(`"ping"`, `"pong"`, "1", "1")}
 db.close();
 holder.close();
 await Bun.write(Bun.stdout, new Blob(chunks));
@@ -124,7 +135,15 @@ export async function buildRelayFloor(
 });
 console.error(${JSON.stringify(`listening on ${socket}`)});
 `;
-  const client = `const response = await fetch("http://fermix/v1/ask", {
+  return {
+    daemon: await compileFloor(dir, "relay-daemon", daemon),
+    client: await compileFloor(dir, "relay-client", relayClient(socket)),
+  };
+}
+
+/** Program text: floor (d)'s client, which POSTs an ask to the unix socket \`socket\` and prints the answer. */
+function relayClient(socket: string): string {
+  return `const response = await fetch("http://fermix/v1/ask", {
   unix: ${JSON.stringify(socket)},
   method: "POST",
   headers: { "content-type": "application/json", accept: "text/event-stream" },
@@ -133,9 +152,72 @@ console.error(${JSON.stringify(`listening on ${socket}`)});
 ${READ_TO_END}await Bun.write(Bun.stdout, new Blob(chunks));
 if (!response.ok) process.exitCode = 1;
 `;
+}
+
+/**
+ * Floor (e), floor (d) with a daemon's duties, whatever code does them: memory.db at \`dbPath\` open for the daemon's
+ * life (as floor (c) opens it); each answer forwarded as it streams and read as a daemon must read it to keep the
+ * turn (its events parsed but for the request's echoes, as wires/openai-responses.ts skips them; the reply's text and
+ * the usage taken); and before the answer ends, the owner's words, the reply and a usage row stored in one
+ * transaction, as a turn commits before its \`done\`. Information, not a target: it shows how much of the daemon-up
+ * ratio a daemon that keeps its conversations takes before any of fermix's own work.
+ */
+export async function buildRelayDutiesFloor(
+  dir: string,
+  request: ReplayedRequest,
+  socket: string,
+  dbPath: string,
+): Promise<{ daemon: string; client: string }> {
+  const daemon = `const path = ${JSON.stringify(dbPath)};
+${OPEN_MEMORY_DB}const ECHOES = new Set(["response.created", "response.in_progress", "response.queued"]);
+Bun.serve({
+  unix: ${JSON.stringify(socket)},
+  async fetch(ask) {
+    const question = await ask.json();
+    const response = await fetch(${JSON.stringify(request.url)}, {
+      method: "POST",
+      headers: ${JSON.stringify(request.headers)},
+      body: ${JSON.stringify(request.body)},
+    });
+    const upstream = response.body.getReader();
+    const decoder = new TextDecoder();
+    let pending = "";
+    let reply = "";
+    let usage;
+    const stream = new ReadableStream({
+      async pull(out) {
+        const { done, value } = await upstream.read();
+        if (done) {
+          ${storeTurn("question.text", "reply", "usage?.input_tokens ?? 0", "usage?.output_tokens ?? 0")}
+          out.close();
+          return;
+        }
+        out.enqueue(value);
+        pending += decoder.decode(value, { stream: true });
+        for (let end = pending.indexOf("\\n\\n"); end >= 0; end = pending.indexOf("\\n\\n")) {
+          const frame = pending.slice(0, end);
+          pending = pending.slice(end + 2);
+          let name = "";
+          let data = "";
+          for (const line of frame.split("\\n")) {
+            if (line.startsWith("event: ")) name = line.slice(7);
+            else if (line.startsWith("data: ")) data += line.slice(6);
+          }
+          if (!data || ECHOES.has(name)) continue;
+          const event = JSON.parse(data);
+          if (event.type === "response.output_text.delta") reply += event.delta;
+          else if (event.type === "response.completed") usage = event.response?.usage;
+        }
+      },
+    });
+    return new Response(stream, { status: response.status, headers: { "content-type": "text/event-stream" } });
+  },
+});
+console.error(${JSON.stringify(`listening on ${socket}`)});
+`;
   return {
-    daemon: await compileFloor(dir, "relay-daemon", daemon),
-    client: await compileFloor(dir, "relay-client", client),
+    daemon: await compileFloor(dir, "relay-duties-daemon", daemon),
+    client: await compileFloor(dir, "relay-duties-client", relayClient(socket)),
   };
 }
 

@@ -13,9 +13,10 @@
  *
  * Then, as information with no target, what the design itself costs against the one-fetch floor, before any of
  * fermix's own code (bench/_floors.ts): the same fetch made through a relay daemon on a unix socket (an ask's shape
- * with the daemon up), and made with an in-process ask's duties around it (node:fs, memory.db opened as fermix
- * opens it while the request is out, the owner's words, the reply and usage stored once the answer is in). What
- * fermix adds over each is what its own code costs.
+ * with the daemon up); through a relay that keeps the turn as a daemon must (the answer's events read, the owner's
+ * words, the reply and usage stored in memory.db before the answer ends); and made with an in-process ask's duties
+ * around it (node:fs, memory.db opened as fermix opens it while the request is out, the same three rows stored once
+ * the answer is in). What fermix adds over each is what its own code costs.
  *
  *   bun bench/ask-overhead.ts [--runs N] [--binary PATH]
  */
@@ -28,6 +29,7 @@ import {
   buildDutiesFloor,
   buildOneFetchFloor,
   buildPrintLineFloor,
+  buildRelayDutiesFloor,
   buildRelayFloor,
   projectBun,
   replayOf,
@@ -70,6 +72,7 @@ const fake = await startFakeOpenAIResponses({ apiKey: KEY });
 fake.setDefault({ kind: "text", text: "pong" });
 let stopDaemon: (() => Promise<number>) | undefined;
 let stopRelay: (() => Promise<number>) | undefined;
+let stopKeeping: (() => Promise<number>) | undefined;
 
 try {
   const floors = join(root, "floors");
@@ -121,12 +124,24 @@ try {
   const relay = await buildRelayFloor(floors, replayOf(sentUp, fake.baseUrl), join(root, "relay.sock"));
   const relayDaemon = await startUntilReady([relay.daemon], { cwd: root }, "listening on");
   stopRelay = relayDaemon.stop;
-  const [upRuns, upFloor, relayRuns] = await sampleRounds(runs, WARMUP, [
+  await mkdir(join(root, "relay-duties"));
+  const keeping = await buildRelayDutiesFloor(
+    floors,
+    replayOf(sentUp, fake.baseUrl),
+    join(root, "relay-duties.sock"),
+    join(root, "relay-duties", "memory.db"),
+  );
+  const keepingDaemon = await startUntilReady([keeping.daemon], { cwd: root }, "listening on");
+  stopKeeping = keepingDaemon.stop;
+  const [upRuns, upFloor, relayRuns, keepingRuns] = await sampleRounds(runs, WARMUP, [
     ask("up"),
     floorB(fetchUp),
     floorB(relay.client),
+    floorB(keeping.client),
   ]);
   const up = { a: upRuns!, b: upFloor! };
+  stopKeeping = undefined;
+  await keepingDaemon.stop();
   stopRelay = undefined;
   await relayDaemon.stop();
   stopDaemon = undefined;
@@ -150,10 +165,12 @@ try {
   console.log("what the design costs by itself (information, no target)");
   printDesignHeader();
   printDesignRow("one fetch via a relay daemon", relayRuns!, "ask ping, daemon up", up);
+  printDesignRow("the relay keeping the turn", keepingRuns!, "ask ping, daemon up", up);
   printDesignRow("one fetch with memory.db duties", dutiesRuns!, "ask ping, daemon down", down);
 } finally {
   if (stopDaemon) await stopDaemon().catch(() => {});
   if (stopRelay) await stopRelay().catch(() => {});
+  if (stopKeeping) await stopKeeping().catch(() => {});
   await fake.close();
   await rm(root, { recursive: true, force: true });
 }
