@@ -1,12 +1,12 @@
 import { entryOnBun } from "../runtime/entry-probes.ts";
 
 /**
- * The pre-rendered help (src/cli/help-table.ts) when the arguments are only command words and `--help`/`-h`
+ * The pre-rendered help (src/cli/help-table.ts, and ask's own in src/cli/help-table-ask.ts) when the arguments are only command words and `--help`/`-h`
  * (`fermix plugins list --help`); undefined for anything the command tree must walk to understand (options, an
  * alias, words that are a command's arguments), which src/cli/dispatch.ts then renders the long way, to the same text.
  * Deno has no macros: under Deno the table does not exist and help always goes the long way.
  *
- * It imports only runtime/entry-probes.ts and, on demand, the table, and only src/main.ts imports it, so in the binary
+ * It imports only runtime/entry-probes.ts and, on demand, a table, and only src/main.ts imports it, so in the binary
  * it is part of the entry's chunk (as cli/ask-early.ts is): help-request.ts and runtime/host.ts were two chunks
  * loaded before the table, ~25 page faults of `ask --help`'s. So it reads `--help` before `--` as help-request.ts
  * does (test/cli/help-table.test.ts holds the two equal).
@@ -17,7 +17,11 @@ export async function prerenderedHelp(argv: readonly string[]): Promise<string |
   const options = end < 0 ? argv : argv.slice(0, end);
   const words = options.filter((arg) => arg !== "--help" && arg !== "-h");
   if (words.length === options.length || words.some((word) => word.startsWith("-"))) return undefined;
-  const { HELP_TABLE } = await import("./help-table.ts");
+  // help-prerender.ts's helpTableOf, which this file does not import (see above); the test holds the two equal.
+  const table =
+    words[0] === "ask"
+      ? (await import("./help-table-ask.ts")).ASK_HELP_TABLE
+      : (await import("./help-table.ts")).HELP_TABLE;
   const key = words.join(" ");
-  return Object.hasOwn(HELP_TABLE, key) ? HELP_TABLE[key] : undefined;
+  return Object.hasOwn(table, key) ? table[key] : undefined;
 }

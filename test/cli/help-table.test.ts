@@ -8,10 +8,15 @@ import { commandChains } from "../../src/cli/command-chains.ts";
 import { fermix } from "../../src/cli/command-tree.ts";
 import { runCli } from "../../src/cli/dispatch.ts";
 import { prerenderedHelp } from "../../src/cli/help-fast.ts";
+import { helpTableOf } from "../../src/cli/help-prerender.ts";
 import { asksForHelp } from "../../src/cli/help-request.ts";
-import { HELP_TABLE } from "../../src/cli/help-table.ts";
+import { HELP_TABLE as OTHERS } from "../../src/cli/help-table.ts";
+import { ASK_HELP_TABLE } from "../../src/cli/help-table-ask.ts";
 import { renderHelp } from "../../src/cli/usage.ts";
 import { runFermix } from "../fixture/cli.ts";
+
+/** Both tables as one: ask's own and every other command's. */
+const HELP_TABLE: Readonly<Record<string, string>> = { ...OTHERS, ...ASK_HELP_TABLE };
 
 /** What the command tree itself prints for these arguments (the walk and the renderer, no table). */
 async function walkedHelp(argv: string[]): Promise<string> {
@@ -26,6 +31,19 @@ describe("the pre-rendered help", () => {
     const commands = await commandChains(fermix);
     expect(Object.keys(HELP_TABLE).sort()).toEqual(commands.map((c) => c.words).sort());
     for (const { words, chain } of commands) expect(HELP_TABLE[words]).toBe(await renderHelp(chain));
+  });
+
+  test("ask's help is a table of its own, which holds ask's commands and nothing else", () => {
+    expect(Object.keys(ASK_HELP_TABLE)).toContain("ask");
+    expect(Object.keys(ASK_HELP_TABLE).filter((words) => helpTableOf(words) !== "ask")).toEqual([]);
+    expect(Object.keys(OTHERS).filter((words) => helpTableOf(words) !== "others")).toEqual([]);
+    // help-fast.ts picks the table by the first word, as helpTableOf does.
+    for (const words of ["ask", "ask x", "asking", "plugins ask", ""]) {
+      expect({ words, table: helpTableOf(words) }).toEqual({
+        words,
+        table: words.split(" ")[0] === "ask" ? "ask" : "others",
+      });
+    }
   });
 
   test("answers command words and --help/-h only; options, aliases and a verb's own words go the long way", async () => {
