@@ -13,15 +13,23 @@ import { entryOnBun } from "../runtime/entry-probes.ts";
  */
 export async function prerenderedHelp(argv: readonly string[]): Promise<string | undefined> {
   if (!entryOnBun()) return undefined;
-  const end = argv.indexOf("--");
-  const options = end < 0 ? argv : argv.slice(0, end);
-  const words = options.filter((arg) => arg !== "--help" && arg !== "-h");
-  if (words.length === options.length || words.some((word) => word.startsWith("-"))) return undefined;
+  // Plain loops rather than indexOf, filter, some and join: those are the engine's own JavaScript, compiled on their
+  // first call in a process (cli/ask-early.ts says more), and here every one would be a first call.
+  const words: string[] = [];
+  let helpFlags = 0;
+  for (let i = 0; i < argv.length && argv[i] !== "--"; i++) {
+    const arg = argv[i]!;
+    if (arg === "--help" || arg === "-h") helpFlags++;
+    else if (arg.startsWith("-")) return undefined;
+    else words.push(arg);
+  }
+  if (helpFlags === 0) return undefined;
   // help-prerender.ts's helpTableOf, which this file does not import (see above); the test holds the two equal.
   const table =
     words[0] === "ask"
       ? (await import("./help-table-ask.ts")).ASK_HELP_TABLE
       : (await import("./help-table.ts")).HELP_TABLE;
-  const key = words.join(" ");
+  let key = words[0] ?? "";
+  for (let i = 1; i < words.length; i++) key += ` ${words[i]}`;
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
