@@ -9,13 +9,50 @@ export function openDatabase(path: string): SqlDatabase {
   const db = openSqlite(path, { persistWal: true });
   // First: switching a fresh file to WAL and migrating it take the write lock, which another process opening the
   // same home at the same moment (two scripted asks) may hold; they wait for it rather than fail "database is locked".
-  db.exec("PRAGMA busy_timeout = 5000");
-  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  switchToWal(db);
   // WAL with synchronous=NORMAL survives a crash of the process; only a power cut can lose the newest commits.
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   migrate(db);
   return db;
+}
+
+/** How long opening memory.db waits for another process's lock. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * `PRAGMA journal_mode = WAL`, tried again while another process holds the lock. Switching a fresh file reads it, then
+ * needs it alone: two processes doing that at once would deadlock, so SQLite refuses one of them with SQLITE_BUSY at
+ * once instead of calling the busy handler (which only waits for a lock the connection does not already half hold).
+ * Seen in CI: one of six processes opening a fresh memory.db together failed "database is locked"
+ * (test/memory/db-concurrent-open.test.ts).
+ */
+export function switchToWal(db: Pick<SqlDatabase, "exec">, timeoutMs = BUSY_TIMEOUT_MS): void {
+  const until = Date.now() + timeoutMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= until) throw err;
+      sleepSync(pause);
+    }
+  }
+}
+
+/** SQLITE_BUSY as bun:sqlite (`code`) and node:sqlite (`errcode` 5) report it. */
+function isBusy(err: unknown): boolean {
+  const { code, errcode } = (err ?? {}) as { code?: unknown; errcode?: unknown };
+  return (typeof code === "string" && code.startsWith("SQLITE_BUSY")) || errcode === 5;
+}
+
+let pausing: Int32Array | undefined;
+
+/** Blocks this thread for `ms`: opening the database is synchronous, and the lock is another process's. */
+function sleepSync(ms: number): void {
+  pausing ??= new Int32Array(new SharedArrayBuffer(4));
+  Atomics.wait(pausing, 0, 0, ms);
 }
 
 export function migrate(db: SqlDatabase): void {
