@@ -1,10 +1,11 @@
 import { entryOnBun } from "../runtime/entry-probes.ts";
 
 /**
- * The pre-rendered help (src/cli/help-table.ts, and ask's own in src/cli/help-table-ask.ts) when the arguments are only command words and `--help`/`-h`
- * (`fermix plugins list --help`); undefined for anything the command tree must walk to understand (options, an
- * alias, words that are a command's arguments), which src/cli/dispatch.ts then renders the long way, to the same text.
- * Deno has no macros: under Deno the table does not exist and help always goes the long way.
+ * The pre-rendered help (src/cli/help-table.ts, and ask's own in src/cli/help-table-ask.ts) when the arguments are
+ * only command words and `--help`/`-h` (`fermix plugins list --help`); undefined for anything the command tree must
+ * walk to understand (options, an alias, words that are a command's arguments), which src/cli/dispatch.ts then renders
+ * the long way, to the same text. Deno has no macros: under Deno the tables do not exist and help always goes the long
+ * way.
  *
  * It imports only runtime/entry-probes.ts and, on demand, a table, and only src/main.ts imports it, so in the binary
  * it is part of the entry's chunk (as cli/ask-early.ts is): help-request.ts and runtime/host.ts were two chunks
