@@ -1,4 +1,4 @@
-import { openSqlite, type SqlDatabase } from "../runtime/sqlite.ts";
+import { isSqliteBusy, openSqlite, type SqlDatabase } from "../runtime/sqlite.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
 /**
@@ -35,16 +35,10 @@ export function switchToWal(db: Pick<SqlDatabase, "exec">, timeoutMs = BUSY_TIME
       db.exec("PRAGMA journal_mode = WAL");
       return;
     } catch (err) {
-      if (!isBusy(err) || Date.now() >= until) throw err;
+      if (!isSqliteBusy(err) || Date.now() >= until) throw err;
       sleepSync(pause);
     }
   }
-}
-
-/** SQLITE_BUSY as bun:sqlite (`code`) and node:sqlite (`errcode` 5) report it. */
-function isBusy(err: unknown): boolean {
-  const { code, errcode } = (err ?? {}) as { code?: unknown; errcode?: unknown };
-  return (typeof code === "string" && code.startsWith("SQLITE_BUSY")) || errcode === 5;
 }
 
 let pausing: Int32Array | undefined;

@@ -43,6 +43,12 @@ export type OpenOptions = {
   persistWal?: boolean;
 };
 
+/** SQLITE_BUSY (another connection holds the lock), as bun:sqlite (`code`) and node:sqlite (`errcode` 5) report it. */
+export function isSqliteBusy(err: unknown): boolean {
+  const { code, errcode } = (err ?? {}) as { code?: unknown; errcode?: unknown };
+  return (typeof code === "string" && code.startsWith("SQLITE_BUSY")) || errcode === 5;
+}
+
 export function openSqlite(path: string, opts: OpenOptions = {}): SqlDatabase {
   if (onBun) {
     const { Database, constants } = nodeModule<typeof import("bun:sqlite")>("bun:sqlite");
