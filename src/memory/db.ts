@@ -1,3 +1,4 @@
+import { createBackoff } from "../net/backoff.ts";
 import { isSqliteBusy, openSqlite, type SqlDatabase } from "../runtime/sqlite.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
@@ -30,13 +31,16 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 export function switchToWal(db: Pick<SqlDatabase, "exec">, timeoutMs = BUSY_TIMEOUT_MS): void {
   const until = Date.now() + timeoutMs;
-  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+  // The project's one retry rule (net/backoff.ts): from 1 ms, doubling to 50 ms, with jitter so two processes
+  // refused together do not try again in step.
+  const waits = createBackoff({ initialMs: 1, maxMs: 50 });
+  for (;;) {
     try {
       db.exec("PRAGMA journal_mode = WAL");
       return;
     } catch (err) {
       if (!isSqliteBusy(err) || Date.now() >= until) throw err;
-      sleepSync(pause);
+      sleepSync(waits.next());
     }
   }
 }
