@@ -12,7 +12,7 @@ import { renderHelp } from "./usage.ts";
 export async function renderedHelpTable(part: "ask" | "others"): Promise<Record<string, string>> {
   const table: Record<string, string> = {};
   for (const { words, chain } of await commandChains(fermix)) {
-    if ((helpTableOf(words) === "ask") === (part === "ask")) table[words] = await renderHelp(chain);
+    if (helpTableOf(words) === part) table[words] = await renderHelp(chain);
   }
   return table;
 }
