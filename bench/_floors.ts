@@ -20,6 +20,18 @@ export function buildPrintLineFloor(dir: string): Promise<string> {
   return compileFloor(dir, "print-line", `console.log("floor 0.0.0");\n`);
 }
 
+/**
+ * Floor (f): floor (a) after writing a byte into each of `pages` fresh 4 KiB pages. Against floor (a) in the same
+ * rounds it gives what one page fault costs on this machine: information for reading the page-fault counts.
+ */
+export function buildTouchPagesFloor(dir: string, pages: number): Promise<string> {
+  const source = `const bytes = new Uint8Array(${pages} * 4096);
+for (let i = 0; i < bytes.length; i += 4096) bytes[i] = 1;
+console.log("floor 0.0.0");
+`;
+  return compileFloor(dir, "touch-pages", source);
+}
+
 /** What floor (b) replays: the request fermix sent, as the fake recorded it. */
 export type ReplayedRequest = { url: string; headers: Record<string, string>; body: string };
 

@@ -18,6 +18,10 @@
  * around it (node:fs, memory.db opened as fermix opens it while the request is out, the same three rows stored once
  * the answer is in). What fermix adds over each is what its own code costs.
  *
+ * Last, on Linux, each figure's median page faults against its floors', and what one fault costs here (the
+ * print-a-line floor made to touch fresh pages): counts that hardly move with load, and on VMs with shadow paging
+ * (~15 µs a fault, ~50× bare metal) most of what a start-up costs over its floor.
+ *
  *   bun bench/ask-overhead.ts [--runs N] [--binary PATH]
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -31,6 +35,7 @@ import {
   buildPrintLineFloor,
   buildRelayDutiesFloor,
   buildRelayFloor,
+  buildTouchPagesFloor,
   projectBun,
   replayOf,
 } from "./_floors.ts";
@@ -54,6 +59,9 @@ const TARGET = { version: 1.1, help: 1.2, daemonUp: 1.2, daemonDown: 1.5 };
 // Widths of the printed table's columns.
 const COLUMNS = [22, 18, 7, 13, 18, 7, 9, 9];
 const DESIGN_COLUMNS = [32, 18, 13, 22, 10];
+const FAULT_COLUMNS = [32, 8, 32, 8, 10];
+// Floor (f)'s fresh pages: enough that its time over floor (a) stands well above the print-line figures' noise.
+const TOUCHED_PAGES = 4096;
 
 const { values: flags } = parseArgs({
   args: Bun.argv.slice(2),
@@ -105,6 +113,8 @@ try {
     floorA,
     cheapRuns,
   );
+  const touchPages = await buildTouchPagesFloor(floors, TOUCHED_PAGES);
+  const touch = await pair(() => timeRun([touchPages], { cwd: root }).then(expectOk), floorA, runs);
   await mkdir(join(root, "duties"));
   const duties = await buildDutiesFloor(floors, replayOf(sentDown, fake.baseUrl), join(root, "duties", "memory.db"));
   // The design floor runs in the same rounds (fermix, its floor, the design floor), so all three ratios hold.
@@ -167,6 +177,18 @@ try {
   printDesignRow("one fetch via a relay daemon", relayRuns!, "ask ping, daemon up", up);
   printDesignRow("the relay keeping the turn", keepingRuns!, "ask ping, daemon up", up);
   printDesignRow("one fetch with memory.db duties", dutiesRuns!, "ask ping, daemon down", down);
+  if (version.a[0]?.faults !== undefined) {
+    console.log();
+    console.log("page faults, medians (information, no target): they move ~1 % between runs where times move ~10 %");
+    printCells(["figure", "fermix", "floor", "floor's", "fermix over it"], FAULT_COLUMNS);
+    printFaultRow("fermix --version", version.a, "print a line", version.b);
+    printFaultRow("fermix ask --help", help.a, "print a line", help.b);
+    printFaultRow("ask ping, daemon up", up.a, "one fetch", up.b);
+    printFaultRow("ask ping, daemon up", up.a, "the relay keeping the turn", keepingRuns!);
+    printFaultRow("ask ping, daemon down", down.a, "one fetch", down.b);
+    printFaultRow("ask ping, daemon down", down.a, "one fetch with memory.db duties", dutiesRuns!);
+    printFaultCost(touch);
+  }
 } finally {
   if (stopDaemon) await stopDaemon().catch(() => {});
   if (stopRelay) await stopRelay().catch(() => {});
@@ -245,6 +267,31 @@ function printDesignRow(label: string, design: Run[], figure: string, rounds: { 
   const over = `${(fermix.median / floor.median).toFixed(3)}× (+${(fermix.median - floor.median).toFixed(1)} ms)`;
   const cells = [label, times(floor), `${(floor.median / fetchOnly.median).toFixed(3)}×`, figure, over];
   printCells(cells, DESIGN_COLUMNS);
+}
+
+/** Page-fault medians of fermix's figure and of a floor run in the same rounds, and the difference. */
+function printFaultRow(label: string, fermixRuns: Run[], floor: string, floorRuns: Run[]) {
+  const fermix = medianFaults(fermixRuns);
+  const base = medianFaults(floorRuns);
+  printCells(
+    [label, String(fermix), floor, String(base), `${fermix - base >= 0 ? "+" : ""}${fermix - base}`],
+    FAULT_COLUMNS,
+  );
+}
+
+/** What one page fault costs here: floor (f) over floor (a), in time per fault, from the same rounds. */
+function printFaultCost(touch: { a: Run[]; b: Run[] }) {
+  const extraMs = stats(touch.a.map((r) => r.ms)).median - stats(touch.b.map((r) => r.ms)).median;
+  const extraFaults = medianFaults(touch.a) - medianFaults(touch.b);
+  const each = extraFaults > 0 ? `${((extraMs * 1000) / extraFaults).toFixed(1)} µs` : "—";
+  console.log(
+    `one page fault costs ~${each} here: ${TOUCHED_PAGES} fresh pages written took the print-a-line floor ` +
+      `+${extraMs.toFixed(1)} ms for +${extraFaults} faults`,
+  );
+}
+
+function medianFaults(runs: Run[]): number {
+  return Math.round(stats(runs.map((r) => r.faults ?? Number.NaN)).median);
 }
 
 function printRow(label: string, pair: { a: Run[]; b: Run[] }, floor: string, target: number) {
