@@ -45,16 +45,22 @@ export async function timeRun(cmd: string[], opts: SpawnOpts = {}): Promise<Run>
  * Undefined where /proc is not (macOS).
  */
 function reapedChildFaults(): number | undefined {
+  const cminflt = Number(procStatFields("self")?.[11 - 3]);
+  return Number.isFinite(cminflt) ? cminflt : undefined;
+}
+
+/**
+ * /proc/<pid>/stat's fields after the command's name, which is in parentheses and may itself hold spaces: the first
+ * is field 3 (the state), so field N is at N - 3 (minflt 10, cminflt 11, utime 14). Undefined without /proc.
+ */
+export function procStatFields(pid: number | "self"): string[] | undefined {
   let stat: string;
   try {
-    stat = readFileSync("/proc/self/stat", "utf8");
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
     return undefined;
   }
-  // The fields after the command's name, which is in parentheses and may itself hold spaces; the first is field 3.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const cminflt = Number(fields[11 - 3]);
-  return Number.isFinite(cminflt) ? cminflt : undefined;
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
 /**

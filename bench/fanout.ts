@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeOpenAIResponses } from "../test/fake/llm.ts";
 import { buildOneFetchFloor, projectBun, replayOf } from "./_floors.ts";
-import { benchBinary, benchRuns, freshCopy, startUntilReady, stats } from "./_measure.ts";
+import { benchBinary, benchRuns, freshCopy, procStatFields, startUntilReady, stats } from "./_measure.ts";
 
 const KEY = "sk-bench-fanout";
 const TARGET = 1.3;
@@ -202,7 +202,7 @@ async function fanOut(
 /** A process's CPU time so far (user + system) in ms, from /proc; NaN where there is no /proc (macOS). */
 function cpuMsOf(pid: number): number {
   // utime and stime, in clock ticks (USER_HZ, 100).
-  const fields = statFields(pid);
+  const fields = procStatFields(pid);
   return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : Number.NaN;
 }
 
@@ -211,16 +211,7 @@ function cpuMsOf(pid: number): number {
  * daemon's are the allocator handing freed pages back between asks and touching them again.
  */
 function faultsOf(pid: number): number {
-  return Number(statFields(pid)?.[7] ?? Number.NaN);
-}
-
-/** /proc/<pid>/stat's fields after the parenthesised name (minflt is the 8th, utime the 12th); none without /proc. */
-function statFields(pid: number): string[] | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  } catch {
-    return undefined;
-  }
+  return Number(procStatFields(pid)?.[7] ?? Number.NaN);
 }
 
 function pct(part: number, whole: number): string {
